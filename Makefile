@@ -59,13 +59,16 @@ check-generated: generator
 	$(GEN) --specs "$(SPECS)" --out "$$tmp/generated" --runtime-path ../runtime && same "$$tmp/generated" generated && \
 	$(GEN) $(TEST_CRD_ARGS) --out "$$tmp/widgets" && same "$$tmp/widgets" integration/widgets
 
-# The generator must also produce a crate that builds from the 1.34 spec.
+# The generator must also produce a crate that builds from the 1.34 spec;
+# the golden crates build with and without their apply configurations.
 check-1.34: generator
 	@rm -rf target/generated-1.34
 	$(GEN) --specs ../shared/specs/kubernetes/1.34 --out target/generated-1.34 --runtime-path "$(CURDIR)/runtime" --standalone
 	cd target/generated-1.34 && CARGO_TARGET_DIR="$(CURDIR)/target" $(CARGO) build --quiet
 	cd generator/tests/golden/small && CARGO_TARGET_DIR="$(CURDIR)/target" $(CARGO) build --quiet
+	cd generator/tests/golden/small && CARGO_TARGET_DIR="$(CURDIR)/target" $(CARGO) build --quiet --features apply
 	cd generator/tests/golden/crds && CARGO_TARGET_DIR="$(CURDIR)/target" $(CARGO) build --quiet
+	cd generator/tests/golden/crds && CARGO_TARGET_DIR="$(CURDIR)/target" $(CARGO) build --quiet --features apply
 
 # Every CRD set in ../shared/crds generates a crate that compiles (with the
 # workspace's Cargo.lock, so it builds offline with the same versions).

@@ -32,6 +32,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1::MutatingWebhookConfiguration,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::admissionregistration::v1::MutatingWebhookConfigurationApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -44,6 +52,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1::MutatingWebhookConfigurationList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -56,6 +65,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1::ValidatingAdmissionPolicy,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::admissionregistration::v1::ValidatingAdmissionPolicyApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -68,6 +85,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -80,6 +105,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -92,6 +118,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1::ValidatingAdmissionPolicyList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -104,6 +131,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1::ValidatingWebhookConfiguration,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::admissionregistration::v1::ValidatingWebhookConfigurationApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -116,6 +151,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1::ValidatingWebhookConfigurationList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -128,6 +164,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicy,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -140,6 +184,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBindingApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -152,6 +204,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyBindingList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -164,6 +217,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicyList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -176,6 +230,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1beta1::MutatingAdmissionPolicy,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::admissionregistration::v1beta1::MutatingAdmissionPolicyApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -188,6 +250,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBinding,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBindingApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -200,6 +270,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBindingList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "admissionregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -212,6 +283,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::admissionregistration::v1beta1::MutatingAdmissionPolicyList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apiserverinternal")]
     ::k8s_client_runtime::object::KindEntry {
@@ -224,6 +296,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::apiserverinternal::v1alpha1::StorageVersion,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::apiserverinternal::v1alpha1::StorageVersionApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apiserverinternal")]
     ::k8s_client_runtime::object::KindEntry {
@@ -236,6 +316,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::apiserverinternal::v1alpha1::StorageVersionList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apps")]
     ::k8s_client_runtime::object::KindEntry {
@@ -246,6 +327,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::apps::v1::ControllerRevision,
         >,
         transcode_protobuf: protobuf::<crate::api::apps::v1::ControllerRevision>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::apps::v1::ControllerRevisionApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apps")]
     ::k8s_client_runtime::object::KindEntry {
@@ -256,6 +345,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::apps::v1::ControllerRevisionList,
         >,
         transcode_protobuf: protobuf::<crate::api::apps::v1::ControllerRevisionList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apps")]
     ::k8s_client_runtime::object::KindEntry {
@@ -266,6 +356,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::apps::v1::DaemonSet,
         >,
         transcode_protobuf: protobuf::<crate::api::apps::v1::DaemonSet>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::apps::v1::DaemonSetApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apps")]
     ::k8s_client_runtime::object::KindEntry {
@@ -276,6 +374,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::apps::v1::DaemonSetList,
         >,
         transcode_protobuf: protobuf::<crate::api::apps::v1::DaemonSetList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apps")]
     ::k8s_client_runtime::object::KindEntry {
@@ -286,6 +385,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::apps::v1::Deployment,
         >,
         transcode_protobuf: protobuf::<crate::api::apps::v1::Deployment>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::apps::v1::DeploymentApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apps")]
     ::k8s_client_runtime::object::KindEntry {
@@ -296,6 +403,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::apps::v1::DeploymentList,
         >,
         transcode_protobuf: protobuf::<crate::api::apps::v1::DeploymentList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apps")]
     ::k8s_client_runtime::object::KindEntry {
@@ -306,6 +414,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::apps::v1::ReplicaSet,
         >,
         transcode_protobuf: protobuf::<crate::api::apps::v1::ReplicaSet>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::apps::v1::ReplicaSetApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apps")]
     ::k8s_client_runtime::object::KindEntry {
@@ -316,6 +432,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::apps::v1::ReplicaSetList,
         >,
         transcode_protobuf: protobuf::<crate::api::apps::v1::ReplicaSetList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apps")]
     ::k8s_client_runtime::object::KindEntry {
@@ -326,6 +443,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::apps::v1::StatefulSet,
         >,
         transcode_protobuf: protobuf::<crate::api::apps::v1::StatefulSet>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::apps::v1::StatefulSetApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apps")]
     ::k8s_client_runtime::object::KindEntry {
@@ -336,6 +461,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::apps::v1::StatefulSetList,
         >,
         transcode_protobuf: protobuf::<crate::api::apps::v1::StatefulSetList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "authentication")]
     ::k8s_client_runtime::object::KindEntry {
@@ -348,6 +474,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::authentication::v1::SelfSubjectReview,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::authentication::v1::SelfSubjectReviewApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "authentication")]
     ::k8s_client_runtime::object::KindEntry {
@@ -358,6 +492,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::authentication::v1::TokenRequest,
         >,
         transcode_protobuf: protobuf::<crate::api::authentication::v1::TokenRequest>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::authentication::v1::TokenRequestApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "authentication")]
     ::k8s_client_runtime::object::KindEntry {
@@ -368,6 +510,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::authentication::v1::TokenReview,
         >,
         transcode_protobuf: protobuf::<crate::api::authentication::v1::TokenReview>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::authentication::v1::TokenReviewApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "authorization")]
     ::k8s_client_runtime::object::KindEntry {
@@ -380,6 +530,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::authorization::v1::LocalSubjectAccessReview,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::authorization::v1::LocalSubjectAccessReviewApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "authorization")]
     ::k8s_client_runtime::object::KindEntry {
@@ -392,6 +550,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::authorization::v1::SelfSubjectAccessReview,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::authorization::v1::SelfSubjectAccessReviewApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "authorization")]
     ::k8s_client_runtime::object::KindEntry {
@@ -404,6 +570,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::authorization::v1::SelfSubjectRulesReview,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::authorization::v1::SelfSubjectRulesReviewApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "authorization")]
     ::k8s_client_runtime::object::KindEntry {
@@ -416,6 +590,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::authorization::v1::SubjectAccessReview,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::authorization::v1::SubjectAccessReviewApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "autoscaling")]
     ::k8s_client_runtime::object::KindEntry {
@@ -428,6 +610,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::autoscaling::v1::HorizontalPodAutoscaler,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::autoscaling::v1::HorizontalPodAutoscalerApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "autoscaling")]
     ::k8s_client_runtime::object::KindEntry {
@@ -440,6 +630,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::autoscaling::v1::HorizontalPodAutoscalerList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "autoscaling")]
     ::k8s_client_runtime::object::KindEntry {
@@ -450,6 +641,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::autoscaling::v1::Scale,
         >,
         transcode_protobuf: protobuf::<crate::api::autoscaling::v1::Scale>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::autoscaling::v1::ScaleApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "autoscaling")]
     ::k8s_client_runtime::object::KindEntry {
@@ -462,6 +661,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::autoscaling::v2::HorizontalPodAutoscaler,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::autoscaling::v2::HorizontalPodAutoscalerApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "autoscaling")]
     ::k8s_client_runtime::object::KindEntry {
@@ -474,6 +681,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::autoscaling::v2::HorizontalPodAutoscalerList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "batch")]
     ::k8s_client_runtime::object::KindEntry {
@@ -484,6 +692,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::batch::v1::CronJob,
         >,
         transcode_protobuf: protobuf::<crate::api::batch::v1::CronJob>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::batch::v1::CronJobApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "batch")]
     ::k8s_client_runtime::object::KindEntry {
@@ -494,6 +710,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::batch::v1::CronJobList,
         >,
         transcode_protobuf: protobuf::<crate::api::batch::v1::CronJobList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "batch")]
     ::k8s_client_runtime::object::KindEntry {
@@ -502,6 +719,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         kind: "Job",
         transcode: ::k8s_client_runtime::object::transcode::<crate::api::batch::v1::Job>,
         transcode_protobuf: protobuf::<crate::api::batch::v1::Job>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::batch::v1::JobApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "batch")]
     ::k8s_client_runtime::object::KindEntry {
@@ -512,6 +735,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::batch::v1::JobList,
         >,
         transcode_protobuf: protobuf::<crate::api::batch::v1::JobList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "certificates")]
     ::k8s_client_runtime::object::KindEntry {
@@ -524,6 +748,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::certificates::v1::CertificateSigningRequest,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::certificates::v1::CertificateSigningRequestApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "certificates")]
     ::k8s_client_runtime::object::KindEntry {
@@ -536,6 +768,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::certificates::v1::CertificateSigningRequestList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "certificates")]
     ::k8s_client_runtime::object::KindEntry {
@@ -548,6 +781,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::certificates::v1alpha1::ClusterTrustBundle,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::certificates::v1alpha1::ClusterTrustBundleApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "certificates")]
     ::k8s_client_runtime::object::KindEntry {
@@ -560,6 +801,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::certificates::v1alpha1::ClusterTrustBundleList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "certificates")]
     ::k8s_client_runtime::object::KindEntry {
@@ -572,6 +814,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::certificates::v1beta1::ClusterTrustBundle,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::certificates::v1beta1::ClusterTrustBundleApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "certificates")]
     ::k8s_client_runtime::object::KindEntry {
@@ -584,6 +834,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::certificates::v1beta1::ClusterTrustBundleList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "certificates")]
     ::k8s_client_runtime::object::KindEntry {
@@ -596,6 +847,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::certificates::v1beta1::PodCertificateRequest,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::certificates::v1beta1::PodCertificateRequestApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "certificates")]
     ::k8s_client_runtime::object::KindEntry {
@@ -608,6 +867,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::certificates::v1beta1::PodCertificateRequestList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "coordination")]
     ::k8s_client_runtime::object::KindEntry {
@@ -618,6 +878,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::coordination::v1::Lease,
         >,
         transcode_protobuf: protobuf::<crate::api::coordination::v1::Lease>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::coordination::v1::LeaseApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "coordination")]
     ::k8s_client_runtime::object::KindEntry {
@@ -628,6 +896,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::coordination::v1::LeaseList,
         >,
         transcode_protobuf: protobuf::<crate::api::coordination::v1::LeaseList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "coordination")]
     ::k8s_client_runtime::object::KindEntry {
@@ -640,6 +909,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::coordination::v1alpha2::LeaseCandidate,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::coordination::v1alpha2::LeaseCandidateApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "coordination")]
     ::k8s_client_runtime::object::KindEntry {
@@ -652,6 +929,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::coordination::v1alpha2::LeaseCandidateList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "coordination")]
     ::k8s_client_runtime::object::KindEntry {
@@ -664,6 +942,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::coordination::v1beta1::LeaseCandidate,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::coordination::v1beta1::LeaseCandidateApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "coordination")]
     ::k8s_client_runtime::object::KindEntry {
@@ -676,6 +962,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::coordination::v1beta1::LeaseCandidateList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -686,6 +973,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::Binding,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::Binding>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::core::v1::BindingApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -696,6 +989,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::ComponentStatus,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::ComponentStatus>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::ComponentStatusApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -706,6 +1007,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::ComponentStatusList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::ComponentStatusList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -716,6 +1018,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::ConfigMap,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::ConfigMap>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::ConfigMapApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -726,6 +1036,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::ConfigMapList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::ConfigMapList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -736,6 +1047,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::Endpoints,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::Endpoints>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::EndpointsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -746,6 +1065,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::EndpointsList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::EndpointsList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -756,6 +1076,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::Event,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::Event>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::core::v1::EventApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -766,6 +1092,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::EventList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::EventList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -776,6 +1103,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::LimitRange,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::LimitRange>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::LimitRangeApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -786,6 +1121,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::LimitRangeList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::LimitRangeList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -796,6 +1132,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::Namespace,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::Namespace>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::NamespaceApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -806,6 +1150,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::NamespaceList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::NamespaceList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -814,6 +1159,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         kind: "Node",
         transcode: ::k8s_client_runtime::object::transcode::<crate::api::core::v1::Node>,
         transcode_protobuf: protobuf::<crate::api::core::v1::Node>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::core::v1::NodeApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -824,6 +1175,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::NodeList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::NodeList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -834,6 +1186,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::PersistentVolume,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::PersistentVolume>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::PersistentVolumeApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -844,6 +1204,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::PersistentVolumeClaim,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::PersistentVolumeClaim>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::PersistentVolumeClaimApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -853,7 +1221,10 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::api::core::v1::PersistentVolumeClaimList,
         >,
-        transcode_protobuf: protobuf::<crate::api::core::v1::PersistentVolumeClaimList>(),
+        transcode_protobuf: protobuf::<
+            crate::api::core::v1::PersistentVolumeClaimList,
+        >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -864,6 +1235,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::PersistentVolumeList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::PersistentVolumeList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -872,6 +1244,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         kind: "Pod",
         transcode: ::k8s_client_runtime::object::transcode::<crate::api::core::v1::Pod>,
         transcode_protobuf: protobuf::<crate::api::core::v1::Pod>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::core::v1::PodApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -882,6 +1260,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::PodList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::PodList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -892,6 +1271,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::PodTemplate,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::PodTemplate>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::PodTemplateApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -902,6 +1289,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::PodTemplateList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::PodTemplateList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -912,6 +1300,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::ReplicationController,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::ReplicationController>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::ReplicationControllerApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -921,7 +1317,10 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::api::core::v1::ReplicationControllerList,
         >,
-        transcode_protobuf: protobuf::<crate::api::core::v1::ReplicationControllerList>(),
+        transcode_protobuf: protobuf::<
+            crate::api::core::v1::ReplicationControllerList,
+        >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -932,6 +1331,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::ResourceQuota,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::ResourceQuota>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::ResourceQuotaApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -942,6 +1349,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::ResourceQuotaList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::ResourceQuotaList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -952,6 +1360,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::Secret,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::Secret>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::core::v1::SecretApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -962,6 +1376,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::SecretList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::SecretList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -972,6 +1387,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::Service,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::Service>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::core::v1::ServiceApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -982,6 +1403,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::ServiceAccount,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::ServiceAccount>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::core::v1::ServiceAccountApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -992,6 +1421,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::ServiceAccountList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::ServiceAccountList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1002,6 +1432,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::ServiceList,
         >,
         transcode_protobuf: protobuf::<crate::api::core::v1::ServiceList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "discovery")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1012,6 +1443,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::discovery::v1::EndpointSlice,
         >,
         transcode_protobuf: protobuf::<crate::api::discovery::v1::EndpointSlice>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::discovery::v1::EndpointSliceApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "discovery")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1022,6 +1461,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::discovery::v1::EndpointSliceList,
         >,
         transcode_protobuf: protobuf::<crate::api::discovery::v1::EndpointSliceList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "events")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1032,6 +1472,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::events::v1::Event,
         >,
         transcode_protobuf: protobuf::<crate::api::events::v1::Event>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::events::v1::EventApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "events")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1042,6 +1488,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::events::v1::EventList,
         >,
         transcode_protobuf: protobuf::<crate::api::events::v1::EventList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "flowcontrol")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1052,6 +1499,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::flowcontrol::v1::FlowSchema,
         >,
         transcode_protobuf: protobuf::<crate::api::flowcontrol::v1::FlowSchema>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::flowcontrol::v1::FlowSchemaApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "flowcontrol")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1062,6 +1517,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::flowcontrol::v1::FlowSchemaList,
         >,
         transcode_protobuf: protobuf::<crate::api::flowcontrol::v1::FlowSchemaList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "flowcontrol")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1074,6 +1530,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::flowcontrol::v1::PriorityLevelConfiguration,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::flowcontrol::v1::PriorityLevelConfigurationApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "flowcontrol")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1086,6 +1550,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::flowcontrol::v1::PriorityLevelConfigurationList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1096,6 +1561,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1::IPAddress,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1::IPAddress>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::networking::v1::IPAddressApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1106,6 +1579,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1::IPAddressList,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1::IPAddressList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1116,6 +1590,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1::Ingress,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1::Ingress>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::networking::v1::IngressApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1126,6 +1608,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1::IngressClass,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1::IngressClass>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::networking::v1::IngressClassApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1136,6 +1626,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1::IngressClassList,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1::IngressClassList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1146,6 +1637,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1::IngressList,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1::IngressList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1156,6 +1648,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1::NetworkPolicy,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1::NetworkPolicy>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::networking::v1::NetworkPolicyApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1166,6 +1666,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1::NetworkPolicyList,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1::NetworkPolicyList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1176,6 +1677,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1::ServiceCIDR,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1::ServiceCIDR>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::networking::v1::ServiceCIDRApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1186,6 +1695,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1::ServiceCIDRList,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1::ServiceCIDRList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1196,6 +1706,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1beta1::IPAddress,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1beta1::IPAddress>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::networking::v1beta1::IPAddressApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1206,6 +1724,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1beta1::IPAddressList,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1beta1::IPAddressList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1216,6 +1735,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::networking::v1beta1::ServiceCIDR,
         >,
         transcode_protobuf: protobuf::<crate::api::networking::v1beta1::ServiceCIDR>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::networking::v1beta1::ServiceCIDRApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "networking")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1228,6 +1755,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::networking::v1beta1::ServiceCIDRList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "node")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1238,6 +1766,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::node::v1::RuntimeClass,
         >,
         transcode_protobuf: protobuf::<crate::api::node::v1::RuntimeClass>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::node::v1::RuntimeClassApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "node")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1248,6 +1784,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::node::v1::RuntimeClassList,
         >,
         transcode_protobuf: protobuf::<crate::api::node::v1::RuntimeClassList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "policy")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1258,6 +1795,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::policy::v1::Eviction,
         >,
         transcode_protobuf: protobuf::<crate::api::policy::v1::Eviction>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::policy::v1::EvictionApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "policy")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1268,6 +1813,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::policy::v1::PodDisruptionBudget,
         >,
         transcode_protobuf: protobuf::<crate::api::policy::v1::PodDisruptionBudget>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::policy::v1::PodDisruptionBudgetApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "policy")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1277,7 +1830,10 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::api::policy::v1::PodDisruptionBudgetList,
         >,
-        transcode_protobuf: protobuf::<crate::api::policy::v1::PodDisruptionBudgetList>(),
+        transcode_protobuf: protobuf::<
+            crate::api::policy::v1::PodDisruptionBudgetList,
+        >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "rbac")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1288,6 +1844,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::rbac::v1::ClusterRole,
         >,
         transcode_protobuf: protobuf::<crate::api::rbac::v1::ClusterRole>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::rbac::v1::ClusterRoleApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "rbac")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1298,6 +1862,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::rbac::v1::ClusterRoleBinding,
         >,
         transcode_protobuf: protobuf::<crate::api::rbac::v1::ClusterRoleBinding>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::rbac::v1::ClusterRoleBindingApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "rbac")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1308,6 +1880,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::rbac::v1::ClusterRoleBindingList,
         >,
         transcode_protobuf: protobuf::<crate::api::rbac::v1::ClusterRoleBindingList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "rbac")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1318,6 +1891,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::rbac::v1::ClusterRoleList,
         >,
         transcode_protobuf: protobuf::<crate::api::rbac::v1::ClusterRoleList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "rbac")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1326,6 +1900,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         kind: "Role",
         transcode: ::k8s_client_runtime::object::transcode::<crate::api::rbac::v1::Role>,
         transcode_protobuf: protobuf::<crate::api::rbac::v1::Role>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::rbac::v1::RoleApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "rbac")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1336,6 +1916,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::rbac::v1::RoleBinding,
         >,
         transcode_protobuf: protobuf::<crate::api::rbac::v1::RoleBinding>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::rbac::v1::RoleBindingApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "rbac")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1346,6 +1934,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::rbac::v1::RoleBindingList,
         >,
         transcode_protobuf: protobuf::<crate::api::rbac::v1::RoleBindingList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "rbac")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1356,6 +1945,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::rbac::v1::RoleList,
         >,
         transcode_protobuf: protobuf::<crate::api::rbac::v1::RoleList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1366,6 +1956,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1::DeviceClass,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1::DeviceClass>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1::DeviceClassApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1376,6 +1974,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1::DeviceClassList,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1::DeviceClassList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1386,6 +1985,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1::ResourceClaim,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1::ResourceClaim>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1::ResourceClaimApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1396,6 +2003,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1::ResourceClaimList,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1::ResourceClaimList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1405,7 +2013,17 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::api::resource::v1::ResourceClaimTemplate,
         >,
-        transcode_protobuf: protobuf::<crate::api::resource::v1::ResourceClaimTemplate>(),
+        transcode_protobuf: protobuf::<
+            crate::api::resource::v1::ResourceClaimTemplate,
+        >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1::ResourceClaimTemplateApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1418,6 +2036,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::resource::v1::ResourceClaimTemplateList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1428,6 +2047,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1::ResourceSlice,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1::ResourceSlice>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1::ResourceSliceApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1438,6 +2065,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1::ResourceSliceList,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1::ResourceSliceList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1447,7 +2075,17 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::api::resource::v1alpha3::DeviceTaintRule,
         >,
-        transcode_protobuf: protobuf::<crate::api::resource::v1alpha3::DeviceTaintRule>(),
+        transcode_protobuf: protobuf::<
+            crate::api::resource::v1alpha3::DeviceTaintRule,
+        >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1alpha3::DeviceTaintRuleApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1460,6 +2098,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::resource::v1alpha3::DeviceTaintRuleList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1470,6 +2109,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1beta1::DeviceClass,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1beta1::DeviceClass>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1beta1::DeviceClassApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1480,6 +2127,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1beta1::DeviceClassList,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1beta1::DeviceClassList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1490,6 +2138,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1beta1::ResourceClaim,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1beta1::ResourceClaim>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1beta1::ResourceClaimApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1502,6 +2158,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::resource::v1beta1::ResourceClaimList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1514,6 +2171,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::resource::v1beta1::ResourceClaimTemplate,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1beta1::ResourceClaimTemplateApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1526,6 +2191,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::resource::v1beta1::ResourceClaimTemplateList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1536,6 +2202,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1beta1::ResourceSlice,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1beta1::ResourceSlice>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1beta1::ResourceSliceApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1548,6 +2222,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::resource::v1beta1::ResourceSliceList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1558,6 +2233,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1beta2::DeviceClass,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1beta2::DeviceClass>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1beta2::DeviceClassApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1568,6 +2251,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1beta2::DeviceClassList,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1beta2::DeviceClassList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1578,6 +2262,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1beta2::ResourceClaim,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1beta2::ResourceClaim>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1beta2::ResourceClaimApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1590,6 +2282,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::resource::v1beta2::ResourceClaimList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1602,6 +2295,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::resource::v1beta2::ResourceClaimTemplate,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1beta2::ResourceClaimTemplateApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1614,6 +2315,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::resource::v1beta2::ResourceClaimTemplateList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1624,6 +2326,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::resource::v1beta2::ResourceSlice,
         >,
         transcode_protobuf: protobuf::<crate::api::resource::v1beta2::ResourceSlice>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::resource::v1beta2::ResourceSliceApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "resource")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1636,6 +2346,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::resource::v1beta2::ResourceSliceList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "scheduling")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1646,6 +2357,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::scheduling::v1::PriorityClass,
         >,
         transcode_protobuf: protobuf::<crate::api::scheduling::v1::PriorityClass>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::scheduling::v1::PriorityClassApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "scheduling")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1656,6 +2375,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::scheduling::v1::PriorityClassList,
         >,
         transcode_protobuf: protobuf::<crate::api::scheduling::v1::PriorityClassList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "scheduling")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1666,6 +2386,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::scheduling::v1alpha1::Workload,
         >,
         transcode_protobuf: protobuf::<crate::api::scheduling::v1alpha1::Workload>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::scheduling::v1alpha1::WorkloadApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "scheduling")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1676,6 +2404,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::scheduling::v1alpha1::WorkloadList,
         >,
         transcode_protobuf: protobuf::<crate::api::scheduling::v1alpha1::WorkloadList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1686,6 +2415,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::storage::v1::CSIDriver,
         >,
         transcode_protobuf: protobuf::<crate::api::storage::v1::CSIDriver>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::storage::v1::CSIDriverApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1696,6 +2433,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::storage::v1::CSIDriverList,
         >,
         transcode_protobuf: protobuf::<crate::api::storage::v1::CSIDriverList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1706,6 +2444,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::storage::v1::CSINode,
         >,
         transcode_protobuf: protobuf::<crate::api::storage::v1::CSINode>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::storage::v1::CSINodeApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1716,6 +2462,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::storage::v1::CSINodeList,
         >,
         transcode_protobuf: protobuf::<crate::api::storage::v1::CSINodeList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1726,6 +2473,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::storage::v1::CSIStorageCapacity,
         >,
         transcode_protobuf: protobuf::<crate::api::storage::v1::CSIStorageCapacity>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::storage::v1::CSIStorageCapacityApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1735,7 +2490,10 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode: ::k8s_client_runtime::object::transcode::<
             crate::api::storage::v1::CSIStorageCapacityList,
         >,
-        transcode_protobuf: protobuf::<crate::api::storage::v1::CSIStorageCapacityList>(),
+        transcode_protobuf: protobuf::<
+            crate::api::storage::v1::CSIStorageCapacityList,
+        >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1746,6 +2504,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::storage::v1::StorageClass,
         >,
         transcode_protobuf: protobuf::<crate::api::storage::v1::StorageClass>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::storage::v1::StorageClassApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1756,6 +2522,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::storage::v1::StorageClassList,
         >,
         transcode_protobuf: protobuf::<crate::api::storage::v1::StorageClassList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1766,6 +2533,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::storage::v1::VolumeAttachment,
         >,
         transcode_protobuf: protobuf::<crate::api::storage::v1::VolumeAttachment>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::storage::v1::VolumeAttachmentApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1776,6 +2551,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::storage::v1::VolumeAttachmentList,
         >,
         transcode_protobuf: protobuf::<crate::api::storage::v1::VolumeAttachmentList>(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1786,6 +2562,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::storage::v1::VolumeAttributesClass,
         >,
         transcode_protobuf: protobuf::<crate::api::storage::v1::VolumeAttributesClass>(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::storage::v1::VolumeAttributesClassApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1798,6 +2582,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::storage::v1::VolumeAttributesClassList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1810,6 +2595,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::storage::v1beta1::VolumeAttributesClass,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::storage::v1beta1::VolumeAttributesClassApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storage")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1822,6 +2615,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::storage::v1beta1::VolumeAttributesClassList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storagemigration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1834,6 +2628,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::storagemigration::v1beta1::StorageVersionMigration,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::api::storagemigration::v1beta1::StorageVersionMigrationApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "storagemigration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1846,6 +2648,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::api::storagemigration::v1beta1::StorageVersionMigrationList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apiextensions")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1858,6 +2661,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apiextensions")]
     ::k8s_client_runtime::object::KindEntry {
@@ -1870,6 +2681,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "",
@@ -1881,6 +2693,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::APIResourceList,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::APIResourceListApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "",
@@ -1892,6 +2712,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "admission.k8s.io",
@@ -1903,6 +2731,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "admission.k8s.io",
@@ -1914,6 +2750,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "admissionregistration.k8s.io",
@@ -1925,6 +2769,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "admissionregistration.k8s.io",
@@ -1936,6 +2788,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "admissionregistration.k8s.io",
@@ -1947,6 +2807,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apiextensions.k8s.io",
@@ -1958,6 +2826,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apiextensions.k8s.io",
@@ -1969,6 +2845,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apiregistration.k8s.io",
@@ -1980,6 +2864,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apiregistration.k8s.io",
@@ -1991,6 +2883,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apps",
@@ -2002,6 +2902,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apps",
@@ -2013,6 +2921,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apps",
@@ -2024,6 +2940,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "authentication.k8s.io",
@@ -2035,6 +2959,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "authentication.k8s.io",
@@ -2046,6 +2978,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "authentication.k8s.io",
@@ -2057,6 +2997,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "authorization.k8s.io",
@@ -2068,6 +3016,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "authorization.k8s.io",
@@ -2079,6 +3035,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling",
@@ -2090,6 +3054,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling",
@@ -2101,6 +3073,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling",
@@ -2112,6 +3092,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling",
@@ -2123,6 +3111,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "batch",
@@ -2134,6 +3130,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "batch",
@@ -2145,6 +3149,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "certificates.k8s.io",
@@ -2156,6 +3168,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "certificates.k8s.io",
@@ -2167,6 +3187,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "certificates.k8s.io",
@@ -2178,6 +3206,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "coordination.k8s.io",
@@ -2189,6 +3225,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "coordination.k8s.io",
@@ -2200,6 +3244,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "coordination.k8s.io",
@@ -2211,6 +3263,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "discovery.k8s.io",
@@ -2222,6 +3282,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "discovery.k8s.io",
@@ -2233,6 +3301,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "events.k8s.io",
@@ -2244,6 +3320,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "events.k8s.io",
@@ -2255,6 +3339,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "extensions",
@@ -2266,6 +3358,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "flowcontrol.apiserver.k8s.io",
@@ -2277,6 +3377,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "flowcontrol.apiserver.k8s.io",
@@ -2288,6 +3396,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "flowcontrol.apiserver.k8s.io",
@@ -2299,6 +3415,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "flowcontrol.apiserver.k8s.io",
@@ -2310,6 +3434,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "imagepolicy.k8s.io",
@@ -2321,6 +3453,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "internal.apiserver.k8s.io",
@@ -2332,6 +3472,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "networking.k8s.io",
@@ -2343,6 +3491,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "networking.k8s.io",
@@ -2354,6 +3510,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "node.k8s.io",
@@ -2365,6 +3529,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "node.k8s.io",
@@ -2376,6 +3548,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "node.k8s.io",
@@ -2387,6 +3567,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "policy",
@@ -2398,6 +3586,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "policy",
@@ -2409,6 +3605,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "rbac.authorization.k8s.io",
@@ -2420,6 +3624,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "rbac.authorization.k8s.io",
@@ -2431,6 +3643,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "rbac.authorization.k8s.io",
@@ -2442,6 +3662,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "resource.k8s.io",
@@ -2453,6 +3681,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "resource.k8s.io",
@@ -2464,6 +3700,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "resource.k8s.io",
@@ -2475,6 +3719,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "resource.k8s.io",
@@ -2486,6 +3738,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "scheduling.k8s.io",
@@ -2497,6 +3757,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "scheduling.k8s.io",
@@ -2508,6 +3776,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "scheduling.k8s.io",
@@ -2519,6 +3795,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "storage.k8s.io",
@@ -2530,6 +3814,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "storage.k8s.io",
@@ -2541,6 +3833,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "storage.k8s.io",
@@ -2552,6 +3852,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "storagemigration.k8s.io",
@@ -2563,6 +3871,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::DeleteOptionsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "",
@@ -2574,6 +3890,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::Status,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::StatusApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "",
@@ -2585,6 +3909,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "admission.k8s.io",
@@ -2596,6 +3928,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "admission.k8s.io",
@@ -2607,6 +3947,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "admissionregistration.k8s.io",
@@ -2618,6 +3966,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "admissionregistration.k8s.io",
@@ -2629,6 +3985,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "admissionregistration.k8s.io",
@@ -2640,6 +4004,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apiextensions.k8s.io",
@@ -2651,6 +4023,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apiextensions.k8s.io",
@@ -2662,6 +4042,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apiregistration.k8s.io",
@@ -2673,6 +4061,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apiregistration.k8s.io",
@@ -2684,6 +4080,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apps",
@@ -2695,6 +4099,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apps",
@@ -2706,6 +4118,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "apps",
@@ -2717,6 +4137,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "authentication.k8s.io",
@@ -2728,6 +4156,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "authentication.k8s.io",
@@ -2739,6 +4175,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "authentication.k8s.io",
@@ -2750,6 +4194,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "authorization.k8s.io",
@@ -2761,6 +4213,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "authorization.k8s.io",
@@ -2772,6 +4232,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling",
@@ -2783,6 +4251,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling",
@@ -2794,6 +4270,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling",
@@ -2805,6 +4289,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling",
@@ -2816,6 +4308,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "batch",
@@ -2827,6 +4327,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "batch",
@@ -2838,6 +4346,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "certificates.k8s.io",
@@ -2849,6 +4365,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "certificates.k8s.io",
@@ -2860,6 +4384,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "certificates.k8s.io",
@@ -2871,6 +4403,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "coordination.k8s.io",
@@ -2882,6 +4422,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "coordination.k8s.io",
@@ -2893,6 +4441,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "coordination.k8s.io",
@@ -2904,6 +4460,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "discovery.k8s.io",
@@ -2915,6 +4479,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "discovery.k8s.io",
@@ -2926,6 +4498,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "events.k8s.io",
@@ -2937,6 +4517,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "events.k8s.io",
@@ -2948,6 +4536,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "extensions",
@@ -2959,6 +4555,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "flowcontrol.apiserver.k8s.io",
@@ -2970,6 +4574,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "flowcontrol.apiserver.k8s.io",
@@ -2981,6 +4593,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "flowcontrol.apiserver.k8s.io",
@@ -2992,6 +4612,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "flowcontrol.apiserver.k8s.io",
@@ -3003,6 +4631,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "imagepolicy.k8s.io",
@@ -3014,6 +4650,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "internal.apiserver.k8s.io",
@@ -3025,6 +4669,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "networking.k8s.io",
@@ -3036,6 +4688,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "networking.k8s.io",
@@ -3047,6 +4707,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "node.k8s.io",
@@ -3058,6 +4726,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "node.k8s.io",
@@ -3069,6 +4745,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "node.k8s.io",
@@ -3080,6 +4764,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "policy",
@@ -3091,6 +4783,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "policy",
@@ -3102,6 +4802,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "rbac.authorization.k8s.io",
@@ -3113,6 +4821,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "rbac.authorization.k8s.io",
@@ -3124,6 +4840,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "rbac.authorization.k8s.io",
@@ -3135,6 +4859,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "resource.k8s.io",
@@ -3146,6 +4878,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "resource.k8s.io",
@@ -3157,6 +4897,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "resource.k8s.io",
@@ -3168,6 +4916,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "resource.k8s.io",
@@ -3179,6 +4935,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "scheduling.k8s.io",
@@ -3190,6 +4954,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "scheduling.k8s.io",
@@ -3201,6 +4973,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "scheduling.k8s.io",
@@ -3212,6 +4992,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "storage.k8s.io",
@@ -3223,6 +5011,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "storage.k8s.io",
@@ -3234,6 +5030,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "storage.k8s.io",
@@ -3245,6 +5049,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "storagemigration.k8s.io",
@@ -3256,6 +5068,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::apimachinery::pkg::apis::meta::v1::WatchEvent,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::apimachinery::pkg::apis::meta::v1::WatchEventApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apiregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -3268,6 +5088,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::kube_aggregator::pkg::apis::apiregistration::v1::APIService,
         >(),
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "apiregistration")]
     ::k8s_client_runtime::object::KindEntry {
@@ -3280,6 +5108,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
         transcode_protobuf: protobuf::<
             crate::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceList,
         >(),
+        transcode_apply: ::std::option::Option::None,
     },
 ];
 /// Looks a kind up by group, version and kind.

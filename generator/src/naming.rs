@@ -362,6 +362,36 @@ pub fn file_name(type_name: &str) -> String {
     if s == "mod" { "mod_".to_owned() } else { s }
 }
 
+/// The apply configuration of a generated type (client-go's
+/// `<Type>ApplyConfiguration`): the type's name and `Apply`, a keyword's
+/// escape dropped (`Deployment` → `DeploymentApply`, `Self_` → `SelfApply`).
+/// It is generated in the type's module, beside it: when a type of the
+/// module (`taken`) already has the name (a property `apply` of `FooSpec`
+/// is the type `FooSpecApply`), it is numbered as [`dedupe`] numbers,
+/// `FooSpecApply_2`, and the type keeps its name. [`crate::plan`] checks
+/// the result once more.
+pub fn apply_type_name(type_name: &str, taken: impl Fn(&str) -> bool) -> String {
+    let base = format!("{}Apply", type_name.trim_end_matches('_'));
+    let mut candidate = base.clone();
+    let mut n = 2;
+    while taken(&candidate) {
+        candidate = format!("{base}_{n}");
+        n += 1;
+    }
+    candidate
+}
+
+/// The builder method of an apply configuration's field, from the field's
+/// Rust name ([`field_name`]), as client-go names it `With<Field>`:
+/// `replicas` → `with_replicas`; the escapes of a keyword or a leading
+/// digit are dropped, which `with_` makes unneeded (`type_` →
+/// `with_type`, `_3scale` → `with_3scale`). Distinct field names give
+/// distinct methods: only a keyword's name ends with `_`, and only one
+/// starting with a digit begins with one.
+pub fn apply_method_name(field_rust_name: &str) -> String {
+    format!("with_{}", field_rust_name.trim_start_matches('_').trim_end_matches('_'))
+}
+
 /// Module path and type name for a schema name, following the public rule:
 /// drop `io.k8s.`, dots become `::`, each segment escaped as a module name.
 /// The type name is the last segment's [`kind_name`]; `None` when that

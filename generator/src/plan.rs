@@ -13,10 +13,12 @@ use crate::error::Result;
 use crate::ir::{Api, FieldType, Gvk, OBJECT_META, Resource, Shape, Subresource, TypeDef, Verb, api_version};
 use crate::naming::{self, GroupNames};
 
+pub mod apply;
 mod clashes;
 pub mod fields;
 
-pub use fields::{Embedding, FieldPlan, Seed, StructPlan, is_kind};
+pub use apply::{ApplyField, ApplyKind, ApplyPlan, ApplyType, Builder};
+pub use fields::{Codec, Embedding, FieldPlan, Seed, StructPlan, is_kind};
 
 /// Everything the emitters need beyond the type definitions.
 #[derive(Debug, Default)]
@@ -291,7 +293,11 @@ pub fn plan<'a>(api: &'a Api, names: &GroupNames) -> Result<Plan<'a>> {
     for gv in plan.group_versions.values_mut() {
         leave_lister_names_to_their_kinds(gv);
     }
-    clashes::check(&plan, names)?;
+    let apply_names = apply::apply_names(api);
+    for (schema, sp) in &mut plan.structs {
+        sp.apply = apply::apply_plan(api, &apply_names, sp, plan.kinds.get(schema));
+    }
+    clashes::check(api, &plan, names)?;
     Ok(plan)
 }
 

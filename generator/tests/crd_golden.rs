@@ -235,8 +235,10 @@ fn deep_schemas_generate() {
     let d = kind_file("src/com/example/features/v1/deep.rs");
     // The kind, spec and 31 levels of `next` (33 object levels in all), each
     // a type of its own, with unique names.
-    let structs: Vec<&str> = d.lines().filter(|l| l.starts_with("pub struct ")).collect();
+    // (Each with its apply configuration beside it.)
+    let structs: Vec<&str> = d.lines().filter(|l| l.starts_with("pub struct ") && !l.ends_with("Apply {")).collect();
     assert_eq!(structs.len(), 33, "{structs:#?}");
+    assert_eq!(d.lines().filter(|l| l.starts_with("pub struct ") && l.ends_with("Apply {")).count(), 33);
     let mut names: Vec<&str> = structs.iter().map(|l| l.split_whitespace().nth(2).unwrap()).collect();
     names.sort_unstable();
     names.dedup();
@@ -385,4 +387,36 @@ fn every_generated_text_names_what_the_crate_has() {
     // Without group features, Cargo.toml does not speak of them.
     let cargo = file(&generated().output, "Cargo.toml");
     assert!(cargo.contains("default = []") && !cargo.contains("Every API group is on by default"), "{cargo}");
+}
+
+#[test]
+fn apply_configurations_of_custom_resources_hold_the_kubernetes_crates() {
+    let widget = kind_file("src/com/example/v1/widget.rs");
+    // Metadata is the Kubernetes crate's apply configuration, and its
+    // builders are the kind's own too.
+    assert!(
+        widget.contains(
+            "pub metadata: Option<\n        ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,\n    >,"
+        ),
+        "{widget}"
+    );
+    for method in
+        ["with_name", "with_namespace", "with_labels", "with_annotations", "with_owner_references", "with_finalizers"]
+    {
+        assert!(widget.contains(&format!("    pub fn {method}(")), "{method} missing: {widget}");
+    }
+    assert!(
+        widget.contains("Item = ::k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,"),
+        "{widget}"
+    );
+    // Served with patch and a status subresource: both extractions and the
+    // apply body.
+    assert!(widget.contains("::k8s_client_runtime::apply::extract(object, field_manager, \"\")"), "{widget}");
+    assert!(widget.contains("::k8s_client_runtime::apply::extract(object, field_manager, \"status\")"), "{widget}");
+    assert!(
+        widget.contains("impl ::k8s_client_runtime::apply::ApplyConfiguration<Widget> for WidgetApply {}"),
+        "{widget}"
+    );
+    let manifest = &generated().output.files[std::path::Path::new("Cargo.toml")];
+    assert!(manifest.contains("\napply = [\"k8s-client/apply\"]\n"), "{manifest}");
 }

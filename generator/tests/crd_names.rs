@@ -127,3 +127,38 @@ fn names_another_crd_of_the_group_claimed_are_an_error() {
     let (ok, stderr, ..) = generate(&docs, &[]);
     assert!(ok, "{stderr}");
 }
+
+#[test]
+fn a_type_named_like_another_types_apply_configuration_keeps_its_name() {
+    // `Thing`'s apply configuration would be `ThingApply`, the second
+    // kind's name: the kind keeps it, the configuration is numbered.
+    let docs = [crd("example.com", "Thing", "things", None), crd("example.com", "ThingApply", "thingapplies", None)];
+    let (ok, stderr, out, _dir) = generate(&docs, &[]);
+    assert!(ok, "{stderr}");
+    let read = |rel: &str| std::fs::read_to_string(out.join(rel)).unwrap();
+    let thing = read("src/com/example/v1/thing.rs");
+    assert!(thing.contains("pub struct ThingApply_2 {") && thing.contains("for ThingApply_2 {}"), "{thing}");
+    let thing_apply = read("src/com/example/v1/thing_apply.rs");
+    assert!(thing_apply.contains("pub struct ThingApply {") && thing_apply.contains("pub struct ThingApplyApply {"));
+    let module = read("src/com/example/v1/mod.rs");
+    assert!(module.contains("pub use self::thing::ThingApply_2;"), "{module}");
+    assert!(module.contains("pub use self::thing_apply::ThingApplyApply;"), "{module}");
+}
+
+#[test]
+fn a_kind_field_named_like_a_metadata_builder_keeps_the_name() {
+    // A top-level `labels` of the kind's own: `with_labels` sets it, and
+    // `metadata.labels` is reached through `with_metadata`.
+    let doc = crd("example.com", "Tagged", "taggeds", None).replace(
+        "openAPIV3Schema: {type: object}",
+        "openAPIV3Schema: {type: object, properties: {labels: {type: object, additionalProperties: {type: string}}}}",
+    );
+    let (ok, stderr, out, _dir) = generate(&[doc], &[]);
+    assert!(ok, "{stderr}");
+    let tagged = std::fs::read_to_string(out.join("src/com/example/v1/tagged.rs")).unwrap();
+    assert_eq!(tagged.matches("pub fn with_labels(").count(), 1, "{tagged}");
+    assert!(tagged.contains("Adds the entries to `labels`"), "{tagged}");
+    assert!(!tagged.contains("metadata.labels"), "{tagged}");
+    // The other metadata builders stay.
+    assert!(tagged.contains("pub fn with_annotations("), "{tagged}");
+}

@@ -139,3 +139,41 @@ fn resources_carry_verbs_and_subresources() {
         api.resources[&(String::new(), "v1".into(), "pods".into())].subresources["exec"].verbs.contains(&Verb::Connect)
     );
 }
+
+#[test]
+fn apply_configurations_are_optional_twins_behind_their_feature() {
+    let out = fixture_output();
+    let spec = file(&out, "src/api/core/v1/widget_spec.rs");
+    // A required field is optional in the twin; boxed where the struct's is.
+    assert!(
+        spec.contains(
+            "#[cfg(feature = \"apply\")]\n#[derive(Clone, Debug, Default, PartialEq)]\npub struct WidgetSpecApply {"
+        ),
+        "{spec}"
+    );
+    assert!(spec.contains("    pub port: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,\n"), "{spec}");
+    assert!(spec.contains("    pub tree: Option<::std::boxed::Box<crate::api::core::v1::TreeApply>>,\n"), "{spec}");
+    // `type_` gets `with_type`; a map merges entries of its own value type.
+    assert!(spec.contains("    pub fn with_type(\n"), "{spec}");
+    assert!(spec.contains("impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,"), "{spec}");
+    let tree = file(&out, "src/api/core/v1/tree.rs");
+    assert!(
+        tree.contains("pub children: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::TreeApply>>"),
+        "{tree}"
+    );
+    // Lists have none; re-exported beside the types, behind the feature.
+    assert!(!file(&out, "src/api/core/v1/widget_list.rs").contains("Apply"));
+    let module = file(&out, "src/api/core/v1/mod.rs");
+    assert!(module.contains("#[cfg(feature = \"apply\")]\npub use self::widget::WidgetApply;"), "{module}");
+    assert!(!module.contains("WidgetListApply"));
+    let manifest = file(&out, "Cargo.toml");
+    assert!(manifest.contains("\napply = []\n") && !manifest.contains("\"apply\", "), "{manifest}");
+    // The constructor takes a namespace for namespaced kinds only.
+    let namespaced = "    pub fn new(\n        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,\n        namespace:";
+    assert!(file(&out, "src/api/core/v1/widget.rs").contains(namespaced));
+    let gadget = file(&out, "src/api/core/v1/gadget.rs");
+    assert!(gadget.contains("    pub fn new(\n        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,\n    ) -> Self {"), "{gadget}");
+    // Widgets are not patched here: no extraction, no apply body.
+    assert!(!file(&out, "src/api/core/v1/widget.rs").contains("pub fn extract"));
+    assert!(!file(&out, "src/api/core/v1/widget.rs").contains("apply::ApplyConfiguration"));
+}

@@ -1,11 +1,12 @@
 //! Every fully populated object of `shared/testdata/kubernetes-1.34` whose
-//! kind the generated crate has decodes into its Rust type and encodes back
-//! to the same JSON.
+//! kind the generated crate has decodes into its Rust type, and into its
+//! apply configuration, and encodes back to the same JSON.
 
 mod support;
 
 use std::path::PathBuf;
 
+use k8s_client_runtime::object::{KindEntry, Transcode};
 use support::testdata::{first_difference, parse_name};
 
 fn testdata_dir() -> PathBuf {
@@ -17,8 +18,11 @@ fn testdata_dir() -> PathBuf {
 const SCHEMA_SKEW: &[(&str, &str)] =
     &[("resource.k8s.io.v1alpha3.DeviceTaintRule.json", "/spec/deviceSelector/deviceClassName only in the first")];
 
-#[test]
-fn testdata_round_trips_through_generated_types() {
+/// What decoding and encoding every testdata object through `transcode`
+/// (the scheme entry's codec of a kind, or of its apply configuration)
+/// gives, checked: each comes back as it was, but for [`SCHEMA_SKEW`].
+/// `what` names the types in the messages.
+fn assert_testdata_round_trips(what: &str, transcode: fn(&KindEntry) -> Option<Transcode>) {
     let dir = testdata_dir();
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("testdata missing at {}: {e}", dir.display()))
@@ -35,9 +39,13 @@ fn testdata_round_trips_through_generated_types() {
             absent.push(file.clone());
             continue;
         };
+        let Some(transcode) = transcode(entry) else {
+            failed.push(format!("{file}: no {what} for the kind"));
+            continue;
+        };
         let bytes = std::fs::read(dir.join(file)).unwrap();
         let input: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        match (entry.transcode)(&bytes) {
+        match transcode(&bytes) {
             Ok(output) if output == input => passed.push(file.clone()),
             Ok(output) => {
                 let diff = first_difference(&input, &output, "");
@@ -51,7 +59,7 @@ fn testdata_round_trips_through_generated_types() {
         }
     }
     println!(
-        "round trip: {} passed, {} failed, {} lost a field the 1.35 schema dropped {:?}, {} kinds not in the generated crate: {:?}",
+        "round trip through {what}: {} passed, {} failed, {} lost a field the 1.35 schema dropped {:?}, {} kinds not in the generated crate: {:?}",
         passed.len(),
         failed.len(),
         skewed.len(),
@@ -59,10 +67,24 @@ fn testdata_round_trips_through_generated_types() {
         absent.len(),
         absent
     );
-    assert!(failed.is_empty(), "round trip failures:\n{}", failed.join("\n"));
+    assert!(failed.is_empty(), "round trip failures through {what}:\n{}", failed.join("\n"));
     assert_eq!(skewed.len(), SCHEMA_SKEW.len(), "a known schema skew no longer shows: update SCHEMA_SKEW");
     // 91 of the 182 kinds exist in 1.35; fewer matches means the scheme lost kinds.
     assert!(passed.len() + skewed.len() >= 91, "too few kinds matched: {}", passed.len());
+}
+
+#[test]
+fn testdata_round_trips_through_generated_types() {
+    assert_testdata_round_trips("the generated types", |entry| Some(entry.transcode));
+}
+
+/// The apply configuration of a kind (`<Kind>Apply`, every field optional)
+/// holds everything the kind does: a populated object read into it is
+/// written back the same.
+#[cfg(feature = "apply")]
+#[test]
+fn testdata_round_trips_through_apply_configurations() {
+    assert_testdata_round_trips("the apply configurations", |entry| entry.transcode_apply);
 }
 
 /// The generated `Time`/`MicroTime`: an absent one costs no more than a

@@ -61,6 +61,7 @@
 //! | `workqueue.TypedRateLimitingInterface` | [`workqueue::RateLimitingQueue`] |
 //! | `record.EventRecorder`, `EventBroadcaster` | [`record::EventRecorder`], [`record::EventBroadcaster`] |
 //! | `leaderelection.LeaderElector`, `resourcelock.LeaseLock` | [`leaderelection::LeaderElector`], [`leaderelection::LeaseLock`] |
+//! | `applyconfigurations`, `Extract<Kind>` | the generated crate's `<Kind>Apply` (feature `apply`), [`apply::extract`] |
 //! | `labels.Selector`, `fields.Selector` | [`selector::LabelSelector`], [`selector::FieldSelector`] |
 //! | `metav1.Object`, `schema.GroupVersionResource` | [`Object`], [`Metadata`], [`Resource`], [`DynamicResource`] |
 //!
@@ -69,7 +70,7 @@
 //!
 //! # Layering
 //! Each floor only uses the floors below it:
-//! 1. [`object`], [`codec`], [`map`], [`selector`], [`workqueue`]: no I/O.
+//! 1. [`object`], [`codec`], [`map`], [`selector`], [`workqueue`], [`apply`]: no I/O.
 //!    Under the codec and the maps, two private modules both use: `read`
 //!    (text lent by the input, elements staged on the stack) and `intern`
 //!    (this thread's tables of recent strings and maps); the codec uses the
@@ -79,6 +80,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod apply;
 pub mod cache;
 pub mod codec;
 pub mod config;

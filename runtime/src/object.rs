@@ -412,13 +412,22 @@ pub struct KindEntry {
     pub kind: &'static str,
     /// Decodes JSON into the kind's Rust type and encodes it back: the
     /// canonical form of an object of this kind, or the decode error.
-    pub transcode: fn(&[u8]) -> Result<serde_json::Value, serde_json::Error>,
+    pub transcode: Transcode,
     /// For a kind with a protobuf form (built-in kinds, with the generated
     /// crate's `protobuf` feature): decodes a protobuf message (without the
     /// `k8s\0` envelope) into the kind's Rust type, and gives the message
     /// encoded back from it and the object as JSON.
     pub transcode_protobuf: Option<ProtobufTranscode>,
+    /// For a kind with an apply configuration (with the generated crate's
+    /// `apply` feature): decodes JSON into the kind's apply configuration
+    /// (`<Kind>Apply`, [`crate::apply`]) and encodes it back, as
+    /// [`transcode`](Self::transcode) does with the kind.
+    pub transcode_apply: Option<Transcode>,
 }
+
+/// The JSON codecs of a [`KindEntry`]: JSON decoded into a typed value and
+/// encoded back ([`transcode`]), or the decode error.
+pub type Transcode = fn(&[u8]) -> Result<serde_json::Value, serde_json::Error>;
 
 /// The `transcode_protobuf` of a [`KindEntry`]: the message encoded back
 /// from the decoded object, and the object as JSON.
@@ -663,6 +672,7 @@ mod tests {
             kind: "Pod",
             transcode: transcode::<serde_json::Value>,
             transcode_protobuf: None,
+            transcode_apply: None,
         };
         assert_eq!(entry.api_version(), "v1");
     }

@@ -13,7 +13,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::tokens::ident;
-use crate::plan::{FieldPlan, Seed, StructPlan};
+use crate::plan::{Codec, FieldPlan, Seed};
 
 /// The statement reading field `fp` from `map` into `self`, with the seed
 /// the plan chose.
@@ -43,16 +43,15 @@ fn read_field(fp: &FieldPlan) -> TokenStream {
     }
 }
 
-/// `DecodeFields` for a struct (its `Deserialize` comes with its
-/// `Serialize` from the runtime's `impl_codec!`).
-pub fn decode_impl(sp: &StructPlan) -> TokenStream {
-    let def = sp.def;
-    let name = ident(&def.rust_name);
-    let type_name = &def.rust_name;
+/// `DecodeFields` for a struct or apply configuration (its `Deserialize`
+/// comes with its `Serialize` from the runtime's `impl_codec!`).
+pub fn decode_impl(sp: &Codec) -> TokenStream {
+    let name = ident(sp.name);
+    let type_name = sp.name;
     let declared = &sp.fields;
     let numbers = (0..declared.len()).map(|i| Literal::u16_unsuffixed(i as u16));
     let keys = declared.iter().map(|fp| &fp.field.json_name);
-    let reads = declared.iter().map(read_field);
+    let reads = declared.iter().map(|fp| read_field(fp));
     let rest = sp.rest;
     // A kind's `apiVersion` and `kind` are its type's, not data: skipped
     // even by a kind keeping undeclared fields.

@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::tokens::ident;
-use crate::plan::{Embedding, FieldPlan, StructPlan};
+use crate::plan::{Codec, Embedding, FieldPlan};
 
 /// The statement writing field `fp` to `out`.
 fn write_field(fp: &FieldPlan) -> TokenStream {
@@ -37,10 +37,11 @@ fn write_field(fp: &FieldPlan) -> TokenStream {
     }
 }
 
-/// `EncodeFields` for a struct.
-pub fn encode_impl(sp: &StructPlan) -> TokenStream {
-    let name = ident(&sp.def.rust_name);
-    let writes = sp.fields.iter().map(write_field);
+/// `EncodeFields` for a struct or apply configuration (its `Serialize` and
+/// `Deserialize` are the runtime's `impl_codec!`: [`codec_macro`]).
+pub fn encode_impl(sp: &Codec) -> TokenStream {
+    let name = ident(sp.name);
+    let writes = sp.fields.iter().map(|fp| write_field(fp));
     let rest = sp.rest.map(|f| {
         let rest = ident(&f.rust_name);
         quote! {
@@ -74,7 +75,12 @@ pub fn encode_impl(sp: &StructPlan) -> TokenStream {
                 ::std::result::Result::Ok(())
             }
         }
-
-        ::k8s_client_runtime::impl_codec!(#name);
     }
+}
+
+/// `Serialize` and `Deserialize` of a type with `EncodeFields` and
+/// `DecodeFields`.
+pub fn codec_macro(name: &str) -> TokenStream {
+    let name = ident(name);
+    quote!(::k8s_client_runtime::impl_codec!(#name);)
 }

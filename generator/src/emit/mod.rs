@@ -5,6 +5,7 @@
 //! Output is written to a temporary directory and moved into place, so a
 //! failure never leaves a half-written crate.
 
+mod apply;
 pub mod clientset;
 pub mod crate_files;
 mod decode;
@@ -113,7 +114,11 @@ pub fn generate(api: &Api, plan: &Plan, opts: &Options) -> Result<Output> {
             let parent = def.module[..depth].to_vec();
             modules.entry(parent).or_default().children.insert(def.module[depth].clone());
         }
-        modules.entry(def.module.clone()).or_default().types.entry(file_stem).or_default().push(def.rust_name.clone());
+        let contents = modules.entry(def.module.clone()).or_default();
+        if let Some(apply) = plan.structs.get(def.schema_name.as_str()).and_then(|sp| sp.apply.as_ref()) {
+            contents.apply.entry(file_stem.clone()).or_default().push(apply.name.clone());
+        }
+        contents.types.entry(file_stem).or_default().push(def.rust_name.clone());
     }
     for (path, (source, tokens)) in files {
         let text = rust_file(&path.display().to_string(), &source, tokens)?;
@@ -192,6 +197,9 @@ struct ModuleContents {
     gated_modules: BTreeMap<String, String>,
     /// file stem → the types it defines (a kind and its inline types)
     types: BTreeMap<String, Vec<String>>,
+    /// file stem → the apply configurations it defines, behind the `apply`
+    /// feature (their names are checked by [`crate::plan`]).
+    apply: BTreeMap<String, Vec<String>>,
 }
 
 impl ModuleContents {
@@ -234,6 +242,15 @@ impl ModuleContents {
                 #uses
             }
         });
+        let apply = self.apply.iter().map(|(file, tys)| {
+            let file = tokens::ident(file);
+            let names: Vec<_> = tys.iter().map(|t| tokens::ident(t)).collect();
+            let feature = apply::FEATURE;
+            match names.as_slice() {
+                [one] => quote!(#[cfg(feature = #feature)] pub use self::#file::#one;),
+                many => quote!(#[cfg(feature = #feature)] pub use self::#file::{#(#many),*};),
+            }
+        });
         let extra = self.extra_modules.iter().map(|m| {
             let m = tokens::ident(m);
             quote!(pub mod #m;)
@@ -242,7 +259,7 @@ impl ModuleContents {
             let m = tokens::ident(m);
             quote!(#[cfg(feature = #f)] pub mod #m;)
         });
-        quote!(#(#children)* #(#extra)* #(#gated)* #(#types)*)
+        quote!(#(#children)* #(#extra)* #(#gated)* #(#types)* #(#apply)*)
     }
 }
 

@@ -1,10 +1,11 @@
 //! `src/scheme.rs` of the generated crate: every kind with its
-//! group/version/kind and typed codec, like client-go's `scheme` package.
+//! group/version/kind and typed codecs (of the kind, its protobuf form and
+//! its apply configuration), like client-go's `scheme` package.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::tokens::type_path;
+use super::tokens::{type_path, type_path_named};
 use crate::ir::Api;
 use crate::plan::Plan;
 
@@ -16,6 +17,18 @@ pub fn emit_scheme(api: &Api, plan: &Plan) -> TokenStream {
         let gate = def.feature.as_ref().map(|f| quote!(#[cfg(feature = #f)]));
         let has_message = api.protobuf.as_ref().is_some_and(|p| p.types.contains_key(&def.schema_name));
         let protobuf = if has_message { quote!(protobuf::<#ty>()) } else { quote!(::std::option::Option::None) };
+        // The apply configuration exists only with its feature: named only then.
+        let apply = plan.structs.get(def.schema_name.as_str()).and_then(|sp| sp.apply.as_ref()).map(|a| {
+            let feature = super::apply::FEATURE;
+            let apply_ty = type_path_named(api, &def.schema_name, &a.name);
+            quote! {
+                #[cfg(feature = #feature)]
+                transcode_apply: ::std::option::Option::Some(::k8s_client_runtime::object::transcode::<#apply_ty>),
+                #[cfg(not(feature = #feature))]
+                transcode_apply: ::std::option::Option::None,
+            }
+        });
+        let apply = apply.unwrap_or_else(|| quote!(transcode_apply: ::std::option::Option::None,));
         quote! {
             #gate
             ::k8s_client_runtime::object::KindEntry {
@@ -24,6 +37,7 @@ pub fn emit_scheme(api: &Api, plan: &Plan) -> TokenStream {
                 kind: #kind,
                 transcode: ::k8s_client_runtime::object::transcode::<#ty>,
                 transcode_protobuf: #protobuf,
+                #apply
             },
         }
     });

@@ -15,9 +15,15 @@ pub fn ident(name: &str) -> Ident {
 /// `crate::api::core::v1::Pod` for a schema name; the Kubernetes crate's
 /// path (`::k8s_client::apimachinery::…`) for a type it provides.
 pub fn type_path(api: &Api, schema: &str) -> TokenStream {
+    type_path_named(api, schema, &api.types[schema].rust_name)
+}
+
+/// The path of the item `name` in the module of a schema's type (its
+/// apply configuration): `crate::api::apps::v1::DeploymentApply`.
+pub fn type_path_named(api: &Api, schema: &str, name: &str) -> TokenStream {
     let def = &api.types[schema];
     let modules = def.module.iter().map(|m| ident(m));
-    let name = ident(&def.rust_name);
+    let name = ident(name);
     match (&api.external_crate, def.external) {
         (Some(krate), true) => {
             let krate = ident(krate);

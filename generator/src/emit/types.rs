@@ -74,8 +74,9 @@ fn emit_struct(api: &Api, sp: &StructPlan, resource: Option<&KindPlan>) -> Token
             #rest_def
         }
     };
-    out.extend(super::decode::decode_impl(sp));
-    out.extend(super::encode::encode_impl(sp));
+    out.extend(super::decode::decode_impl(&sp.codec()));
+    out.extend(super::encode::encode_impl(&sp.codec()));
+    out.extend(super::encode::codec_macro(&def.rust_name));
     out.extend(super::protobuf::proto_impl(api, sp));
     if let Some(gvk) = sp.type_meta {
         // Served kinds have these constants through the `Resource` trait.
@@ -93,6 +94,9 @@ fn emit_struct(api: &Api, sp: &StructPlan, resource: Option<&KindPlan>) -> Token
         if let Some(k) = resource {
             out.extend(resource_impls(api, def, k));
         }
+    }
+    if let Some(apply) = &sp.apply {
+        out.extend(super::apply::emit_apply(api, sp, apply));
     }
     if def.schema_name == OBJECT_META {
         out.extend(object_meta_impl());

@@ -24,6 +24,8 @@ pub const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
 /// `metav1.Status`, what a custom resource's delete and deletecollection
 /// answer.
 pub const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
+/// `metav1.OwnerReference`, an entry of `metadata.ownerReferences`.
+pub const OWNER_REFERENCE: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference";
 
 fn field(json: &str, ty: FieldType, required: bool) -> Field {
     Field {
@@ -101,9 +103,33 @@ pub fn external_types() -> Vec<TypeDef> {
         all.sort_by(|a, b| a.json_name.cmp(&b.json_name));
         Shape::Struct(all)
     };
+    // The metadata fields whose builders a kind's apply configuration
+    // offers itself (`crate::plan::apply::METADATA_DELEGATES`).
+    let object_meta = {
+        let string = || FieldType::String;
+        let strings = || FieldType::Array(Box::new(FieldType::String));
+        let mut fields = vec![
+            field("annotations", FieldType::Map(Box::new(string())), false),
+            field("creationTimestamp", r(super::TIME), false),
+            field("deletionGracePeriodSeconds", FieldType::I64, false),
+            field("deletionTimestamp", r(super::TIME), false),
+            field("finalizers", strings(), false),
+            field("generateName", string(), false),
+            field("generation", FieldType::I64, false),
+            field("labels", FieldType::Map(Box::new(string())), false),
+            field("name", string(), false),
+            field("namespace", string(), false),
+            field("ownerReferences", FieldType::Array(Box::new(r(OWNER_REFERENCE))), false),
+            field("resourceVersion", string(), false),
+            field("uid", string(), false),
+        ];
+        fields.sort_by(|a, b| a.json_name.cmp(&b.json_name));
+        Shape::Struct(fields)
+    };
     let scale_gvk = Gvk { group: "autoscaling".into(), version: "v1".into(), kind: "Scale".into() };
     let mut out = vec![
-        def(OBJECT_META, Shape::Struct(Vec::new()), None),
+        def(OBJECT_META, object_meta, None),
+        def(OWNER_REFERENCE, Shape::Struct(Vec::new()), None),
         def(LIST_META, Shape::Struct(Vec::new()), None),
         def(STATUS, Shape::Struct(Vec::new()), None),
         def(super::TIME, Shape::Special(Special::Time), None),
@@ -139,9 +165,21 @@ mod tests {
             let Shape::Struct(real) = &api.types[schema].shape else { panic!("{schema} is not a struct") };
             assert!(same_fields(&fields, real, |_| false), "{schema}: table {fields:#?}\nspec {real:#?}");
         }
+        // A custom-resource crate names their apply configurations as the
+        // Kubernetes crate does, unnumbered.
+        let apply_names = crate::plan::apply::apply_names(&api);
+        for def in external_types().iter().filter(|d| matches!(d.shape, Shape::Struct(_))) {
+            assert_eq!(apply_names[def.schema_name.as_str()], format!("{}Apply", def.rust_name));
+        }
         for def in external_types() {
             let real = &api.types[&def.schema_name];
             assert_eq!((&def.module, &def.rust_name, &def.feature), (&real.module, &real.rust_name, &real.feature));
+            // The fields the table gives are the real ones.
+            let (Shape::Struct(fields), Shape::Struct(real_fields)) = (&def.shape, &real.shape) else { continue };
+            for f in fields {
+                let same = real_fields.iter().find(|r| r.json_name == f.json_name);
+                assert!(same.is_some_and(|r| r.ty == f.ty), "{}: {f:#?}\nspec {same:#?}", def.schema_name);
+            }
         }
     }
 }

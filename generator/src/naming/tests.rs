@@ -338,3 +338,52 @@ proptest! {
         prop_assert!(is_identifier(&variant_name(&s)), "variant {:?}", s);
     }
 }
+
+#[test]
+fn apply_configuration_names() {
+    let types = [
+        ("Deployment", "DeploymentApply"),
+        ("ObjectMeta", "ObjectMetaApply"),
+        ("HTTPRoute", "HTTPRouteApply"),
+        ("Self_", "SelfApply"),
+        ("Foo_2", "Foo_2Apply"),
+    ];
+    for (ty, apply) in types {
+        assert_eq!(apply_type_name(ty, |_| false), apply, "for {ty:?}");
+        assert!(is_identifier(&apply_type_name(ty, |_| false)));
+    }
+    // A type of the module with the name keeps it; the configuration is numbered.
+    let taken = ["FooSpecApply", "FooSpecApply_2", "BarApply_2"];
+    let taken = |name: &str| taken.contains(&name);
+    assert_eq!(apply_type_name("FooSpec", taken), "FooSpecApply_3");
+    assert_eq!(apply_type_name("Bar", taken), "BarApply");
+    let methods = [
+        ("replicas", "with_replicas"),
+        ("cluster_ips", "with_cluster_ips"),
+        ("type_", "with_type"),
+        ("self_", "with_self"),
+        ("self_2", "with_self_2"),
+        ("_3scale", "with_3scale"),
+        ("ref_path", "with_ref_path"),
+        ("extra", "with_extra"),
+    ];
+    for (field, method) in methods {
+        assert_eq!(apply_method_name(field), method, "for {field:?}");
+        assert!(is_identifier(&apply_method_name(field)));
+    }
+}
+
+proptest! {
+    /// Every field name gives a method name, and two fields of one struct
+    /// (told apart by [`dedupe`]) never give the same one.
+    #[test]
+    fn apply_method_names_are_identifiers_and_distinct(wire in proptest::collection::btree_set("[a-zA-Z0-9_$-]{0,8}", 1..8)) {
+        let wire: Vec<&str> = wire.iter().map(String::as_str).collect();
+        let fields = dedupe(&wire, field_name);
+        let methods: BTreeSet<String> = fields.iter().map(|f| apply_method_name(f)).collect();
+        prop_assert_eq!(methods.len(), fields.len(), "fields {:?}", fields);
+        for m in &methods {
+            prop_assert!(is_identifier(m), "{}", m);
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! The check that every name the plan gives is unique where it must be:
-//! a group/version's accessor and module among the crate's, and each item
+//! a group/version's accessor and module among the crate's, each item
 //! of a group/version's modules (`clientset::<gv>`, `listers::<gv>`,
-//! `informers::<gv>`) among that module's. The naming rules are meant to
+//! `informers::<gv>`) among that module's, and each apply configuration
+//! (`<Type>Apply`) among the types of its type's module. The naming rules are meant to
 //! make a clash impossible; when input still brings one about, this says
 //! which groups or kinds clash, rather than writing a crate that does not
 //! compile.
@@ -10,10 +11,12 @@ use std::collections::BTreeMap;
 
 use super::{ExtensionOp, GroupVersionPlan, Plan};
 use crate::error::{Error, Result};
+use crate::ir::Api;
 use crate::naming::GroupNames;
 
 /// Fails on the first clash, naming both owners.
-pub(super) fn check(plan: &Plan, names: &GroupNames) -> Result<()> {
+pub(super) fn check(api: &Api, plan: &Plan, names: &GroupNames) -> Result<()> {
+    check_type_modules(api, plan)?;
     let mut groups: BTreeMap<&str, &str> = BTreeMap::new();
     for gv in plan.group_versions.values() {
         match groups.insert(&gv.module, &gv.group) {
@@ -35,6 +38,29 @@ pub(super) fn check(plan: &Plan, names: &GroupNames) -> Result<()> {
     }
     for gv in plan.group_versions.values() {
         check_group_version(gv)?;
+    }
+    Ok(())
+}
+
+/// The types of each module of the crate and the apply configurations
+/// beside them: a schema named `FooApply` beside `Foo` would take the name
+/// of `Foo`'s apply configuration.
+fn check_type_modules(api: &Api, plan: &Plan) -> Result<()> {
+    let mut modules: BTreeMap<&[String], BTreeMap<&str, String>> = BTreeMap::new();
+    for def in api.types.values().filter(|d| !d.external) {
+        let owner = format!("the type {} (schema {})", def.rust_name, def.schema_name);
+        modules.entry(&def.module).or_default().insert(&def.rust_name, owner);
+    }
+    for sp in plan.structs.values() {
+        let Some(apply) = &sp.apply else { continue };
+        let def = sp.def;
+        let module = modules.entry(&def.module).or_default();
+        let owner = format!("the apply configuration of {} (schema {})", def.rust_name, def.schema_name);
+        if let Some(earlier) = module.get(apply.name.as_str()) {
+            let at = if def.module.is_empty() { "the crate root".to_owned() } else { def.module.join("::") };
+            return Err(Error::Check(format!("{earlier} and {owner} both get the name {} in {at}", apply.name)));
+        }
+        module.insert(&apply.name, owner);
     }
     Ok(())
 }
@@ -95,4 +121,58 @@ fn check_group_version(gv: &GroupVersionPlan) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Field, FieldType, Shape, TypeDef};
+
+    fn def(name: &str) -> TypeDef {
+        let field = Field {
+            json_name: "x".into(),
+            rust_name: "x".into(),
+            ty: FieldType::String,
+            required: false,
+            nullable: false,
+            doc: None,
+            boxed: false,
+            flatten: false,
+        };
+        TypeDef {
+            schema_name: format!("com.example.v1.{name}"),
+            module: vec!["com".into(), "example".into(), "v1".into()],
+            rust_name: name.into(),
+            source: "test".into(),
+            feature: None,
+            doc: None,
+            gvk: None,
+            gvks: Vec::new(),
+            shape: Shape::Struct(vec![field]),
+            owner: None,
+            external: false,
+        }
+    }
+
+    /// The plan numbers an apply configuration a type's name takes; were
+    /// one still to clash, the check says which two items.
+    #[test]
+    fn an_apply_configuration_named_like_a_type_is_an_error_naming_both() {
+        let mut api = Api::default();
+        for d in [def("Foo"), def("FooApply")] {
+            api.types.insert(d.schema_name.clone(), d);
+        }
+        let mut plan = super::super::plan(&api, &GroupNames::default()).unwrap();
+        let foo = plan.structs.get_mut("com.example.v1.Foo").unwrap();
+        assert_eq!(foo.apply.as_ref().unwrap().name, "FooApply_2");
+        foo.apply.as_mut().unwrap().name = "FooApply".into();
+        let err = check_type_modules(&api, &plan).unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "the type FooApply (schema com.example.v1.FooApply) and the apply configuration of Foo \
+                 (schema com.example.v1.Foo) both get the name FooApply in com::example::v1"
+            ),
+            "{err}"
+        );
+    }
 }

@@ -29,6 +29,36 @@ pub struct StructPlan<'a> {
     /// The protobuf message encoding it (`k8s.io.api.core.v1.Pod`); `None`
     /// for custom resources and specs without `proto/`.
     pub message: Option<&'a str>,
+    /// Its apply configuration (`<Type>Apply`), if it has one; set by
+    /// [`super::plan`] once the kinds are known.
+    pub apply: Option<super::apply::ApplyPlan<'a>>,
+}
+
+/// What the codec emitters render of a struct or of its apply
+/// configuration: the type's name, its declared fields, the field of
+/// undeclared keys, its TypeMeta.
+#[derive(Debug)]
+pub struct Codec<'p, 'a> {
+    /// The Rust type's name, also its name in decode errors.
+    pub name: &'p str,
+    /// The declared fields, in order.
+    pub fields: Vec<&'p FieldPlan<'a>>,
+    /// The field holding undeclared keys.
+    pub rest: Option<&'a Field>,
+    /// A kind's own `apiVersion`/`kind`.
+    pub type_meta: Option<&'a Gvk>,
+}
+
+impl<'a> StructPlan<'a> {
+    /// The struct's codec.
+    pub fn codec(&self) -> Codec<'_, 'a> {
+        Codec {
+            name: &self.def.rust_name,
+            fields: self.fields.iter().collect(),
+            rest: self.rest,
+            type_meta: self.type_meta,
+        }
+    }
 }
 
 /// One declared field.
@@ -153,10 +183,11 @@ fn struct_plan<'a>(api: &'a Api, def: &'a TypeDef) -> Option<StructPlan<'a>> {
         type_meta: if kind { def.gvk.as_ref() } else { None },
         option_shadowed: api.types.values().any(|d| d.module == def.module && d.rust_name == "Option"),
         message: encoding.map(|e| e.message.as_str()),
+        apply: None,
     })
 }
 
-fn field_plan<'a>(api: &Api, def: &TypeDef, f: &'a Field) -> FieldPlan<'a> {
+pub(super) fn field_plan<'a>(api: &Api, def: &TypeDef, f: &'a Field) -> FieldPlan<'a> {
     let kind_metadata = f.json_name == "metadata"
         && is_kind(def)
         && matches!(&f.ty, FieldType::Ref(r) if r == OBJECT_META || r == LIST_META);
@@ -235,7 +266,7 @@ pub fn is_kind(def: &TypeDef) -> bool {
 }
 
 /// Whether `ty` names a generated struct (not an enum or special type).
-fn is_struct(api: &Api, ty: &FieldType) -> bool {
+pub(super) fn is_struct(api: &Api, ty: &FieldType) -> bool {
     matches!(ty, FieldType::Ref(r) if matches!(api.types.get(r.as_str()).map(|d| &d.shape), Some(Shape::Struct(_))))
 }
 
@@ -253,7 +284,7 @@ fn embedded_kind(api: &Api, ty: &FieldType) -> Option<Embedding> {
 
 /// Whether `ty` is a map of strings or quantities: those the runtime shares
 /// between equal maps as it decodes them.
-fn is_text_map(api: &Api, ty: &FieldType) -> bool {
+pub(super) fn is_text_map(api: &Api, ty: &FieldType) -> bool {
     match ty {
         FieldType::Map(value) => match &**value {
             FieldType::String => true,

@@ -11,6 +11,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::autoscaling::v1::Autoscaler,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::autoscaling::v1::AutoscalerApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling.example.com",
@@ -20,6 +28,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::autoscaling::v1::AutoscalerList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -29,6 +38,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1::Gadget,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::v1::GadgetApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -38,6 +55,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1::GadgetList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -47,6 +65,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1::Widget,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::v1::WidgetApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -56,6 +82,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1::WidgetList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -65,6 +92,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1beta1::Widget,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::v1beta1::WidgetApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -74,6 +109,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1beta1::WidgetList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -83,6 +119,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::do_::zalan::acid::v1::Postgresql,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::do_::zalan::acid::v1::PostgresqlApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -92,6 +136,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::do_::zalan::acid::v1::PostgresqlList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
 ];
 /// Looks a kind up by group, version and kind.

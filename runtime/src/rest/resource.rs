@@ -23,6 +23,7 @@ use super::request::Request;
 use super::target::Target;
 use super::verbs;
 use super::watch::{WatchEvent, WatchStream, protobuf_watch_stream, watch_stream_with};
+use crate::apply::ApplyConfiguration;
 use crate::codec::{DecodeOptions, DecodeWith};
 use crate::config::ContentType;
 use crate::object::{DynamicResource, Metadata as _, Object, ObjectList, Resource};
@@ -427,10 +428,18 @@ impl<K: verbs::Patch> ResourceClient<K> {
         self.object_answer(self.patch_request(name, "", patch, opts)?).await
     }
 
-    /// Server-side apply of `config` (a `K` or any JSON-shaped partial
-    /// object) to the object `name`. The configuration is JSON; the answer
-    /// comes as protobuf when this client speaks it.
-    pub async fn apply<B: Serialize + ?Sized>(&self, name: &str, config: &B, opts: &ApplyOptions) -> Result<K, Error> {
+    /// Server-side apply of `config` to the object `name`: `K`'s generated
+    /// apply configuration (`DeploymentApply`, only the fields you set), `K`
+    /// itself, or raw JSON; see [`apply`](crate::apply) for which. The
+    /// configuration is sent as JSON; the answer comes as protobuf when this
+    /// client speaks it. Another manager's conflicting fields are a 409
+    /// ([`Error::is_conflict`]) naming them, unless `opts` forces.
+    pub async fn apply<B: ApplyConfiguration<K> + ?Sized>(
+        &self,
+        name: &str,
+        config: &B,
+        opts: &ApplyOptions,
+    ) -> Result<K, Error> {
         self.object_answer(self.apply_request(name, "", config, opts)?).await
     }
 }

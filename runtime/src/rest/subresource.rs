@@ -19,6 +19,7 @@ use super::options::{ApplyOptions, CreateOptions, Patch, PatchOptions, UpdateOpt
 use super::request::Request;
 use super::resource::{ClientObject, ResourceClient};
 use super::watch::ByteStream;
+use crate::apply::ApplyConfiguration;
 
 impl<K: ClientObject> ResourceClient<K> {
     /// `GET .../name/subresource` with query `params` (a flat struct such as
@@ -180,8 +181,10 @@ impl<K: HasStatus> ResourceClient<K> {
         self.object_answer(self.patch_request(name, "status", patch, opts)?).await
     }
 
-    /// Server-side apply of `config` to the status of the object `name`.
-    pub async fn apply_status<B: Serialize + ?Sized>(
+    /// Server-side apply of `config` to the status of the object `name`:
+    /// `K`'s generated apply configuration, `K` itself, or raw JSON, as
+    /// [`apply`](ResourceClient::apply).
+    pub async fn apply_status<B: ApplyConfiguration<K> + ?Sized>(
         &self,
         name: &str,
         config: &B,

@@ -95,3 +95,92 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ExpressionWarning {
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.warning);
     }
 }
+/// The apply configuration of [`ExpressionWarning`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ExpressionWarningApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExpressionWarningApply {
+    /// The path to the field that refers the expression. For example, the reference to the expression of the first item of validations is "spec.validations[0].expression"
+    pub field_ref: Option<::k8s_client_runtime::LeanString>,
+    /// The content of type checking information in a human-readable form. Each line of the warning contains the type that the expression is checked against, followed by the type check error from the compiler.
+    pub warning: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ExpressionWarningApply {
+    const NAME: &'static str = "ExpressionWarningApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "fieldRef" => 0,
+                "warning" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.field_ref),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.warning),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ExpressionWarningApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.field_ref.is_some())
+            + usize::from(self.warning.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.field_ref {
+            out.field("fieldRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.warning {
+            out.field("warning", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ExpressionWarningApply);
+#[cfg(feature = "apply")]
+impl ExpressionWarningApply {
+    /// Sets `fieldRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_field_ref(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.field_ref = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `warning`, replacing an earlier value.
+    #[inline]
+    pub fn with_warning(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.warning = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -241,3 +241,237 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for MatchResources {
         ::k8s_client_runtime::protobuf::encode::option(writer, 7, &self.match_policy);
     }
 }
+/// The apply configuration of [`MatchResources`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `MatchResourcesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MatchResourcesApply {
+    /// ExcludeResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy should not care about. The exclude rules take precedence over include rules (if a resource matches both, it is excluded)
+    pub exclude_resource_rules: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::NamedRuleWithOperationsApply,
+        >,
+    >,
+    /// matchPolicy defines how the "MatchResources" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".
+    ///
+    /// - Exact: match a request only if it exactly matches a specified rule. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, but "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would not be sent to the ValidatingAdmissionPolicy.
+    ///
+    /// - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the ValidatingAdmissionPolicy.
+    ///
+    /// Defaults to "Equivalent"
+    ///
+    /// Possible enum values:
+    ///  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
+    ///  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
+    pub match_policy: Option<::k8s_client_runtime::LeanString>,
+    /// NamespaceSelector decides whether to run the admission control policy on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the policy.
+    ///
+    /// For example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {
+    ///   "matchExpressions": [
+    ///     {
+    ///       "key": "runlevel",
+    ///       "operator": "NotIn",
+    ///       "values": [
+    ///         "0",
+    ///         "1"
+    ///       ]
+    ///     }
+    ///   ]
+    /// }
+    ///
+    /// If instead you want to only run the policy on any objects whose namespace is associated with the "environment" of "prod" or "staging"; you will set the selector as follows: "namespaceSelector": {
+    ///   "matchExpressions": [
+    ///     {
+    ///       "key": "environment",
+    ///       "operator": "In",
+    ///       "values": [
+    ///         "prod",
+    ///         "staging"
+    ///       ]
+    ///     }
+    ///   ]
+    /// }
+    ///
+    /// See https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/ for more examples of label selectors.
+    ///
+    /// Default to the empty LabelSelector, which matches everything.
+    pub namespace_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+    /// ObjectSelector decides whether to run the validation based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the cel validation, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.
+    pub object_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+    /// ResourceRules describes what operations on what resources/subresources the ValidatingAdmissionPolicy matches. The policy cares about an operation if it matches _any_ Rule.
+    pub resource_rules: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::NamedRuleWithOperationsApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for MatchResourcesApply {
+    const NAME: &'static str = "MatchResourcesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "excludeResourceRules" => 0,
+                "matchPolicy" => 1,
+                "namespaceSelector" => 2,
+                "objectSelector" => 3,
+                "resourceRules" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.exclude_resource_rules,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.match_policy,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.namespace_selector,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.object_selector,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.resource_rules,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for MatchResourcesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.exclude_resource_rules.is_some())
+            + usize::from(self.match_policy.is_some())
+            + usize::from(self.namespace_selector.is_some())
+            + usize::from(self.object_selector.is_some())
+            + usize::from(self.resource_rules.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.exclude_resource_rules {
+            out.field("excludeResourceRules", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_policy {
+            out.field("matchPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.namespace_selector {
+            out.field("namespaceSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.object_selector {
+            out.field("objectSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_rules {
+            out.field("resourceRules", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(MatchResourcesApply);
+#[cfg(feature = "apply")]
+impl MatchResourcesApply {
+    /// Appends the values to `excludeResourceRules` (a later call appends more).
+    #[inline]
+    pub fn with_exclude_resource_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1::NamedRuleWithOperationsApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.exclude_resource_rules
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `matchPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_match_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.match_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `namespaceSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.namespace_selector = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `objectSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_object_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.object_selector = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Appends the values to `resourceRules` (a later call appends more).
+    #[inline]
+    pub fn with_resource_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1::NamedRuleWithOperationsApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resource_rules
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -88,3 +88,84 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for TypeChecking {
         }
     }
 }
+/// The apply configuration of [`TypeChecking`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `TypeCheckingApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TypeCheckingApply {
+    /// The type checking warnings for each expression.
+    pub expression_warnings: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::ExpressionWarningApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for TypeCheckingApply {
+    const NAME: &'static str = "TypeCheckingApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "expressionWarnings" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.expression_warnings,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for TypeCheckingApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.expression_warnings.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.expression_warnings {
+            out.field("expressionWarnings", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(TypeCheckingApply);
+#[cfg(feature = "apply")]
+impl TypeCheckingApply {
+    /// Appends the values to `expressionWarnings` (a later call appends more).
+    #[inline]
+    pub fn with_expression_warnings(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1::ExpressionWarningApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.expression_warnings
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -190,3 +190,178 @@ for ValidatingAdmissionPolicyBindingSpec {
         }
     }
 }
+/// The apply configuration of [`ValidatingAdmissionPolicyBindingSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ValidatingAdmissionPolicyBindingSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValidatingAdmissionPolicyBindingSpecApply {
+    /// MatchResources declares what resources match this binding and will be validated by it. Note that this is intersected with the policy's matchConstraints, so only requests that are matched by the policy can be selected by this. If this is unset, all resources matched by the policy are validated by this binding When resourceRules is unset, it does not constrain resource matching. If a resource is matched by the other fields of this object, it will be validated. Note that this is differs from ValidatingAdmissionPolicy matchConstraints, where resourceRules are required.
+    pub match_resources: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::MatchResourcesApply>,
+    >,
+    /// paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in ParamKind of the bound ValidatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the ValidatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param.
+    pub param_ref: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::ParamRefApply>,
+    >,
+    /// PolicyName references a ValidatingAdmissionPolicy name which the ValidatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.
+    pub policy_name: Option<::k8s_client_runtime::LeanString>,
+    /// validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are enforced. If a validation evaluates to false it is always enforced according to these actions.
+    ///
+    /// Failures defined by the ValidatingAdmissionPolicy's FailurePolicy are enforced according to these actions only if the FailurePolicy is set to Fail, otherwise the failures are ignored. This includes compilation errors, runtime errors and misconfigurations of the policy.
+    ///
+    /// validationActions is declared as a set of action values. Order does not matter. validationActions may not contain duplicates of the same action.
+    ///
+    /// The supported actions values are:
+    ///
+    /// "Deny" specifies that a validation failure results in a denied request.
+    ///
+    /// "Warn" specifies that a validation failure is reported to the request client in HTTP Warning headers, with a warning code of 299. Warnings can be sent both for allowed or denied admission responses.
+    ///
+    /// "Audit" specifies that a validation failure is included in the published audit event for the request. The audit event will contain a `validation.policy.admission.k8s.io/validation_failure` audit annotation with a value containing the details of the validation failures, formatted as a JSON list of objects, each with the following fields: - message: The validation failure message string - policy: The resource name of the ValidatingAdmissionPolicy - binding: The resource name of the ValidatingAdmissionPolicyBinding - expressionIndex: The index of the failed validations in the ValidatingAdmissionPolicy - validationActions: The enforcement actions enacted for the validation failure Example audit annotation: `"validation.policy.admission.k8s.io/validation_failure": "[{\"message\": \"Invalid value\", {\"policy\": \"policy.example.com\", {\"binding\": \"policybinding.example.com\", {\"expressionIndex\": \"1\", {\"validationActions\": [\"Audit\"]}]"`
+    ///
+    /// Clients should expect to handle additional values by ignoring any values not recognized.
+    ///
+    /// "Deny" and "Warn" may not be used together since this combination needlessly duplicates the validation failure both in the API response body and the HTTP warning headers.
+    ///
+    /// Required.
+    pub validation_actions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ValidatingAdmissionPolicyBindingSpecApply {
+    const NAME: &'static str = "ValidatingAdmissionPolicyBindingSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "matchResources" => 0,
+                "paramRef" => 1,
+                "policyName" => 2,
+                "validationActions" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.match_resources,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.param_ref,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.policy_name,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.validation_actions,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ValidatingAdmissionPolicyBindingSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.match_resources.is_some())
+            + usize::from(self.param_ref.is_some())
+            + usize::from(self.policy_name.is_some())
+            + usize::from(self.validation_actions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.match_resources {
+            out.field("matchResources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.param_ref {
+            out.field("paramRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.policy_name {
+            out.field("policyName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.validation_actions {
+            out.field("validationActions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ValidatingAdmissionPolicyBindingSpecApply);
+#[cfg(feature = "apply")]
+impl ValidatingAdmissionPolicyBindingSpecApply {
+    /// Sets `matchResources`, replacing an earlier value.
+    #[inline]
+    pub fn with_match_resources(
+        mut self,
+        value: crate::api::admissionregistration::v1::MatchResourcesApply,
+    ) -> Self {
+        self.match_resources = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `paramRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_param_ref(
+        mut self,
+        value: crate::api::admissionregistration::v1::ParamRefApply,
+    ) -> Self {
+        self.param_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `policyName`, replacing an earlier value.
+    #[inline]
+    pub fn with_policy_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.policy_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `validationActions` (a later call appends more).
+    #[inline]
+    pub fn with_validation_actions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.validation_actions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

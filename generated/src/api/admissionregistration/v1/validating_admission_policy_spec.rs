@@ -278,3 +278,288 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingAdmissionPolicySp
         }
     }
 }
+/// The apply configuration of [`ValidatingAdmissionPolicySpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ValidatingAdmissionPolicySpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValidatingAdmissionPolicySpecApply {
+    /// auditAnnotations contains CEL expressions which are used to produce audit annotations for the audit event of the API request. validations and auditAnnotations may not both be empty; a least one of validations or auditAnnotations is required.
+    pub audit_annotations: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::AuditAnnotationApply,
+        >,
+    >,
+    /// failurePolicy defines how to handle failures for the admission policy. Failures can occur from CEL expression parse errors, type check errors, runtime errors and invalid or mis-configured policy definitions or bindings.
+    ///
+    /// A policy is invalid if spec.paramKind refers to a non-existent Kind. A binding is invalid if spec.paramRef.name refers to a non-existent resource.
+    ///
+    /// failurePolicy does not define how validations that evaluate to false are handled.
+    ///
+    /// When failurePolicy is set to Fail, ValidatingAdmissionPolicyBinding validationActions define how failures are enforced.
+    ///
+    /// Allowed values are Ignore or Fail. Defaults to Fail.
+    ///
+    /// Possible enum values:
+    ///  - `"Fail"` means that an error calling the webhook causes the admission to fail.
+    ///  - `"Ignore"` means that an error calling the webhook is ignored.
+    pub failure_policy: Option<::k8s_client_runtime::LeanString>,
+    /// MatchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
+    ///
+    /// If a parameter object is provided, it can be accessed via the `params` handle in the same manner as validation expressions.
+    ///
+    /// The exact matching logic is (in order):
+    ///   1. If ANY matchCondition evaluates to FALSE, the policy is skipped.
+    ///   2. If ALL matchConditions evaluate to TRUE, the policy is evaluated.
+    ///   3. If any matchCondition evaluates to an error (but none are FALSE):
+    ///      - If failurePolicy=Fail, reject the request
+    ///      - If failurePolicy=Ignore, the policy is skipped
+    pub match_conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::MatchConditionApply,
+        >,
+    >,
+    /// MatchConstraints specifies what resources this policy is designed to validate. The AdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API ValidatingAdmissionPolicy cannot match ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding. Required.
+    pub match_constraints: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::MatchResourcesApply>,
+    >,
+    /// ParamKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If ParamKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in ValidatingAdmissionPolicyBinding, the params variable will be null.
+    pub param_kind: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::ParamKindApply>,
+    >,
+    /// Validations contain CEL expressions which is used to apply the validation. Validations and AuditAnnotations may not both be empty; a minimum of one Validations or AuditAnnotations is required.
+    pub validations: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::ValidationApply,
+        >,
+    >,
+    /// Variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except MatchConditions because MatchConditions are evaluated before the rest of the policy.
+    ///
+    /// The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, Variables must be sorted by the order of first appearance and acyclic.
+    pub variables: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::VariableApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ValidatingAdmissionPolicySpecApply {
+    const NAME: &'static str = "ValidatingAdmissionPolicySpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "auditAnnotations" => 0,
+                "failurePolicy" => 1,
+                "matchConditions" => 2,
+                "matchConstraints" => 3,
+                "paramKind" => 4,
+                "validations" => 5,
+                "variables" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.audit_annotations,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.failure_policy,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.match_conditions,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.match_constraints,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.param_kind,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.validations,
+                        options,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.variables,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ValidatingAdmissionPolicySpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.audit_annotations.is_some())
+            + usize::from(self.failure_policy.is_some())
+            + usize::from(self.match_conditions.is_some())
+            + usize::from(self.match_constraints.is_some())
+            + usize::from(self.param_kind.is_some())
+            + usize::from(self.validations.is_some())
+            + usize::from(self.variables.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.audit_annotations {
+            out.field("auditAnnotations", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.failure_policy {
+            out.field("failurePolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_conditions {
+            out.field("matchConditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_constraints {
+            out.field("matchConstraints", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.param_kind {
+            out.field("paramKind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.validations {
+            out.field("validations", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.variables {
+            out.field("variables", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ValidatingAdmissionPolicySpecApply);
+#[cfg(feature = "apply")]
+impl ValidatingAdmissionPolicySpecApply {
+    /// Appends the values to `auditAnnotations` (a later call appends more).
+    #[inline]
+    pub fn with_audit_annotations(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1::AuditAnnotationApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.audit_annotations
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `failurePolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_failure_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.failure_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `matchConditions` (a later call appends more).
+    #[inline]
+    pub fn with_match_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1::MatchConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.match_conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `matchConstraints`, replacing an earlier value.
+    #[inline]
+    pub fn with_match_constraints(
+        mut self,
+        value: crate::api::admissionregistration::v1::MatchResourcesApply,
+    ) -> Self {
+        self.match_constraints = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `paramKind`, replacing an earlier value.
+    #[inline]
+    pub fn with_param_kind(
+        mut self,
+        value: crate::api::admissionregistration::v1::ParamKindApply,
+    ) -> Self {
+        self.param_kind = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `validations` (a later call appends more).
+    #[inline]
+    pub fn with_validations(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1::ValidationApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.validations
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `variables` (a later call appends more).
+    #[inline]
+    pub fn with_variables(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1::VariableApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.variables
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

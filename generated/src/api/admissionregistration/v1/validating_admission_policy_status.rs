@@ -141,3 +141,129 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingAdmissionPolicySt
         }
     }
 }
+/// The apply configuration of [`ValidatingAdmissionPolicyStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ValidatingAdmissionPolicyStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValidatingAdmissionPolicyStatusApply {
+    /// The conditions represent the latest available observations of a policy's current state.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::ConditionApply,
+        >,
+    >,
+    /// The generation observed by the controller.
+    pub observed_generation: Option<i64>,
+    /// The results of type checking for each expression. Presence of this field indicates the completion of the type checking.
+    pub type_checking: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::TypeCheckingApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ValidatingAdmissionPolicyStatusApply {
+    const NAME: &'static str = "ValidatingAdmissionPolicyStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conditions" => 0,
+                "observedGeneration" => 1,
+                "typeChecking" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.observed_generation = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.type_checking,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ValidatingAdmissionPolicyStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.conditions.is_some())
+            + usize::from(self.observed_generation.is_some())
+            + usize::from(self.type_checking.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_checking {
+            out.field("typeChecking", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ValidatingAdmissionPolicyStatusApply);
+#[cfg(feature = "apply")]
+impl ValidatingAdmissionPolicyStatusApply {
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::ConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `typeChecking`, replacing an earlier value.
+    #[inline]
+    pub fn with_type_checking(
+        mut self,
+        value: crate::api::admissionregistration::v1::TypeCheckingApply,
+    ) -> Self {
+        self.type_checking = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -381,3 +381,392 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingWebhook {
         }
     }
 }
+/// The apply configuration of [`ValidatingWebhook`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ValidatingWebhookApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ValidatingWebhookApply {
+    /// AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the Webhook expects. API server will try to use first version in the list which it supports. If none of the versions specified in this list supported by API server, validation will fail for this object. If a persisted webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail and be subject to the failure policy.
+    pub admission_review_versions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// ClientConfig defines how to communicate with the hook. Required
+    pub client_config: Option<
+        crate::api::admissionregistration::v1::WebhookClientConfigApply,
+    >,
+    /// FailurePolicy defines how unrecognized errors from the admission endpoint are handled - allowed values are Ignore or Fail. Defaults to Fail.
+    ///
+    /// Possible enum values:
+    ///  - `"Fail"` means that an error calling the webhook causes the admission to fail.
+    ///  - `"Ignore"` means that an error calling the webhook is ignored.
+    pub failure_policy: Option<::k8s_client_runtime::LeanString>,
+    /// MatchConditions is a list of conditions that must be met for a request to be sent to this webhook. Match conditions filter requests that have already been matched by the rules, namespaceSelector, and objectSelector. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
+    ///
+    /// The exact matching logic is (in order):
+    ///   1. If ANY matchCondition evaluates to FALSE, the webhook is skipped.
+    ///   2. If ALL matchConditions evaluate to TRUE, the webhook is called.
+    ///   3. If any matchCondition evaluates to an error (but none are FALSE):
+    ///      - If failurePolicy=Fail, reject the request
+    ///      - If failurePolicy=Ignore, the error is ignored and the webhook is skipped
+    pub match_conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::MatchConditionApply,
+        >,
+    >,
+    /// matchPolicy defines how the "rules" list is used to match incoming requests. Allowed values are "Exact" or "Equivalent".
+    ///
+    /// - Exact: match a request only if it exactly matches a specified rule. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, but "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would not be sent to the webhook.
+    ///
+    /// - Equivalent: match a request if modifies a resource listed in rules, even via another API group or version. For example, if deployments can be modified via apps/v1, apps/v1beta1, and extensions/v1beta1, and "rules" only included `apiGroups:["apps"], apiVersions:["v1"], resources: ["deployments"]`, a request to apps/v1beta1 or extensions/v1beta1 would be converted to apps/v1 and sent to the webhook.
+    ///
+    /// Defaults to "Equivalent"
+    ///
+    /// Possible enum values:
+    ///  - `"Equivalent"` means requests should be sent to the webhook if they modify a resource listed in rules via another API group or version.
+    ///  - `"Exact"` means requests should only be sent to the webhook if they exactly match a given rule.
+    pub match_policy: Option<::k8s_client_runtime::LeanString>,
+    /// The name of the admission webhook. Name should be fully qualified, e.g., imagepolicy.kubernetes.io, where "imagepolicy" is the name of the webhook, and kubernetes.io is the name of the organization. Required.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// NamespaceSelector decides whether to run the webhook on an object based on whether the namespace for that object matches the selector. If the object itself is a namespace, the matching is performed on object.metadata.labels. If the object is another cluster scoped resource, it never skips the webhook.
+    ///
+    /// For example, to run the webhook on any objects whose namespace is not associated with "runlevel" of "0" or "1";  you will set the selector as follows: "namespaceSelector": {
+    ///   "matchExpressions": [
+    ///     {
+    ///       "key": "runlevel",
+    ///       "operator": "NotIn",
+    ///       "values": [
+    ///         "0",
+    ///         "1"
+    ///       ]
+    ///     }
+    ///   ]
+    /// }
+    ///
+    /// If instead you want to only run the webhook on any objects whose namespace is associated with the "environment" of "prod" or "staging"; you will set the selector as follows: "namespaceSelector": {
+    ///   "matchExpressions": [
+    ///     {
+    ///       "key": "environment",
+    ///       "operator": "In",
+    ///       "values": [
+    ///         "prod",
+    ///         "staging"
+    ///       ]
+    ///     }
+    ///   ]
+    /// }
+    ///
+    /// See https://kubernetes.io/docs/concepts/overview/working-with-objects/labels for more examples of label selectors.
+    ///
+    /// Default to the empty LabelSelector, which matches everything.
+    pub namespace_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+    /// ObjectSelector decides whether to run the webhook based on if the object has matching labels. objectSelector is evaluated against both the oldObject and newObject that would be sent to the webhook, and is considered to match if either object matches the selector. A null object (oldObject in the case of create, or newObject in the case of delete) or an object that cannot have labels (like a DeploymentRollback or a PodProxyOptions object) is not considered to match. Use the object selector only if the webhook is opt-in, because end users may skip the admission webhook by setting the labels. Default to the empty LabelSelector, which matches everything.
+    pub object_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+    /// Rules describes what operations on what resources/subresources the webhook cares about. The webhook cares about an operation if it matches _any_ Rule. However, in order to prevent ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks from putting the cluster in a state which cannot be recovered from without completely disabling the plugin, ValidatingAdmissionWebhooks and MutatingAdmissionWebhooks are never called on admission requests for ValidatingWebhookConfiguration and MutatingWebhookConfiguration objects.
+    pub rules: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1::RuleWithOperationsApply,
+        >,
+    >,
+    /// SideEffects states whether this webhook has side effects. Acceptable values are: None, NoneOnDryRun (webhooks created via v1beta1 may also specify Some or Unknown). Webhooks with side effects MUST implement a reconciliation system, since a request may be rejected by a future step in the admission chain and the side effects therefore need to be undone. Requests with the dryRun attribute will be auto-rejected if they match a webhook with sideEffects == Unknown or Some.
+    ///
+    /// Possible enum values:
+    ///  - `"None"` means that calling the webhook will have no side effects.
+    ///  - `"NoneOnDryRun"` means that calling the webhook will possibly have side effects, but if the request being reviewed has the dry-run attribute, the side effects will be suppressed.
+    ///  - `"Some"` means that calling the webhook will possibly have side effects. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
+    ///  - `"Unknown"` means that no information is known about the side effects of calling the webhook. If a request with the dry-run attribute would trigger a call to this webhook, the request will instead fail.
+    pub side_effects: Option<::k8s_client_runtime::LeanString>,
+    /// TimeoutSeconds specifies the timeout for this webhook. After the timeout passes, the webhook call will be ignored or the API call will fail based on the failure policy. The timeout value must be between 1 and 30 seconds. Default to 10 seconds.
+    pub timeout_seconds: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ValidatingWebhookApply {
+    const NAME: &'static str = "ValidatingWebhookApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "admissionReviewVersions" => 0,
+                "clientConfig" => 1,
+                "failurePolicy" => 2,
+                "matchConditions" => 3,
+                "matchPolicy" => 4,
+                "name" => 5,
+                "namespaceSelector" => 6,
+                "objectSelector" => 7,
+                "rules" => 8,
+                "sideEffects" => 9,
+                "timeoutSeconds" => 10,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.admission_review_versions,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.client_config,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.failure_policy,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.match_conditions,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.match_policy,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.namespace_selector,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.object_selector,
+                        options,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.rules,
+                        options,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.side_effects,
+                    ),
+                )?
+            }
+            10 => self.timeout_seconds = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ValidatingWebhookApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.admission_review_versions.is_some())
+            + usize::from(self.client_config.is_some())
+            + usize::from(self.failure_policy.is_some())
+            + usize::from(self.match_conditions.is_some())
+            + usize::from(self.match_policy.is_some()) + usize::from(self.name.is_some())
+            + usize::from(self.namespace_selector.is_some())
+            + usize::from(self.object_selector.is_some())
+            + usize::from(self.rules.is_some())
+            + usize::from(self.side_effects.is_some())
+            + usize::from(self.timeout_seconds.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.admission_review_versions {
+            out.field("admissionReviewVersions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.client_config {
+            out.field("clientConfig", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.failure_policy {
+            out.field("failurePolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_conditions {
+            out.field("matchConditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_policy {
+            out.field("matchPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.namespace_selector {
+            out.field("namespaceSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.object_selector {
+            out.field("objectSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.rules {
+            out.field("rules", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.side_effects {
+            out.field("sideEffects", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.timeout_seconds {
+            out.field("timeoutSeconds", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ValidatingWebhookApply);
+#[cfg(feature = "apply")]
+impl ValidatingWebhookApply {
+    /// Appends the values to `admissionReviewVersions` (a later call appends more).
+    #[inline]
+    pub fn with_admission_review_versions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.admission_review_versions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `clientConfig`, replacing an earlier value.
+    #[inline]
+    pub fn with_client_config(
+        mut self,
+        value: crate::api::admissionregistration::v1::WebhookClientConfigApply,
+    ) -> Self {
+        self.client_config = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `failurePolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_failure_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.failure_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `matchConditions` (a later call appends more).
+    #[inline]
+    pub fn with_match_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1::MatchConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.match_conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `matchPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_match_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.match_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `namespaceSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.namespace_selector = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `objectSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_object_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.object_selector = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Appends the values to `rules` (a later call appends more).
+    #[inline]
+    pub fn with_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1::RuleWithOperationsApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.rules.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `sideEffects`, replacing an earlier value.
+    #[inline]
+    pub fn with_side_effects(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.side_effects = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `timeoutSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_timeout_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.timeout_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+}

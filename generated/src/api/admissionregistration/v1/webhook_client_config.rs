@@ -133,3 +133,125 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for WebhookClientConfig {
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.url);
     }
 }
+/// The apply configuration of [`WebhookClientConfig`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `WebhookClientConfigApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WebhookClientConfigApply {
+    /// `caBundle` is a PEM encoded CA bundle which will be used to validate the webhook's server certificate. If unspecified, system trust roots on the apiserver are used.
+    pub ca_bundle: Option<::k8s_client_runtime::codec::ByteString>,
+    /// `service` is a reference to the service for this webhook. Either `service` or `url` must be specified.
+    ///
+    /// If the webhook is running within the cluster, then you should use `service`.
+    pub service: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1::ServiceReferenceApply>,
+    >,
+    /// `url` gives the location of the webhook, in standard URL form (`scheme://host:port/path`). Exactly one of `url` or `service` must be specified.
+    ///
+    /// The `host` should not refer to a service running in the cluster; use the `service` field instead. The host might be resolved via external DNS in some apiservers (e.g., `kube-apiserver` cannot resolve in-cluster DNS as that would be a layering violation). `host` may also be an IP address.
+    ///
+    /// Please note that using `localhost` or `127.0.0.1` as a `host` is risky unless you take great care to run this webhook on all hosts which run an apiserver which might need to make calls to this webhook. Such installs are likely to be non-portable, i.e., not easy to turn up in a new cluster.
+    ///
+    /// The scheme must be "https"; the URL must begin with "https://".
+    ///
+    /// A path is optional, and if present may be any string permissible in a URL. You may use the path to pass an arbitrary string to the webhook, for example, a cluster identifier.
+    ///
+    /// Attempting to use a user or basic auth e.g. "user:password@" is not allowed. Fragments ("#...") and query parameters ("?...") are not allowed, either.
+    pub url: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WebhookClientConfigApply {
+    const NAME: &'static str = "WebhookClientConfigApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "caBundle" => 0,
+                "service" => 1,
+                "url" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.ca_bundle = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.service,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.url),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WebhookClientConfigApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.ca_bundle.is_some())
+            + usize::from(self.service.is_some()) + usize::from(self.url.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.ca_bundle {
+            out.field("caBundle", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service {
+            out.field("service", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.url {
+            out.field("url", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WebhookClientConfigApply);
+#[cfg(feature = "apply")]
+impl WebhookClientConfigApply {
+    /// Sets `caBundle`, replacing an earlier value.
+    #[inline]
+    pub fn with_ca_bundle(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
+    ) -> Self {
+        self.ca_bundle = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `service`, replacing an earlier value.
+    #[inline]
+    pub fn with_service(
+        mut self,
+        value: crate::api::admissionregistration::v1::ServiceReferenceApply,
+    ) -> Self {
+        self.service = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `url`, replacing an earlier value.
+    #[inline]
+    pub fn with_url(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.url = ::std::option::Option::Some(value.into());
+        self
+    }
+}

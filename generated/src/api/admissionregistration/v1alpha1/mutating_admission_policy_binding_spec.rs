@@ -143,3 +143,131 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for MutatingAdmissionPolicyBind
         );
     }
 }
+/// The apply configuration of [`MutatingAdmissionPolicyBindingSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `MutatingAdmissionPolicyBindingSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MutatingAdmissionPolicyBindingSpecApply {
+    /// matchResources limits what resources match this binding and may be mutated by it. Note that if matchResources matches a resource, the resource must also match a policy's matchConstraints and matchConditions before the resource may be mutated. When matchResources is unset, it does not constrain resource matching, and only the policy's matchConstraints and matchConditions must match for the resource to be mutated. Additionally, matchResources.resourceRules are optional and do not constraint matching when unset. Note that this is differs from MutatingAdmissionPolicy matchConstraints, where resourceRules are required. The CREATE, UPDATE and CONNECT operations are allowed.  The DELETE operation may not be matched. '*' matches CREATE, UPDATE and CONNECT.
+    pub match_resources: Option<
+        ::std::boxed::Box<
+            crate::api::admissionregistration::v1alpha1::MatchResourcesApply,
+        >,
+    >,
+    /// paramRef specifies the parameter resource used to configure the admission control policy. It should point to a resource of the type specified in spec.ParamKind of the bound MutatingAdmissionPolicy. If the policy specifies a ParamKind and the resource referred to by ParamRef does not exist, this binding is considered mis-configured and the FailurePolicy of the MutatingAdmissionPolicy applied. If the policy does not specify a ParamKind then this field is ignored, and the rules are evaluated without a param.
+    pub param_ref: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1alpha1::ParamRefApply>,
+    >,
+    /// policyName references a MutatingAdmissionPolicy name which the MutatingAdmissionPolicyBinding binds to. If the referenced resource does not exist, this binding is considered invalid and will be ignored Required.
+    pub policy_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for MutatingAdmissionPolicyBindingSpecApply {
+    const NAME: &'static str = "MutatingAdmissionPolicyBindingSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "matchResources" => 0,
+                "paramRef" => 1,
+                "policyName" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.match_resources,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.param_ref,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.policy_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for MutatingAdmissionPolicyBindingSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.match_resources.is_some())
+            + usize::from(self.param_ref.is_some())
+            + usize::from(self.policy_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.match_resources {
+            out.field("matchResources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.param_ref {
+            out.field("paramRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.policy_name {
+            out.field("policyName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(MutatingAdmissionPolicyBindingSpecApply);
+#[cfg(feature = "apply")]
+impl MutatingAdmissionPolicyBindingSpecApply {
+    /// Sets `matchResources`, replacing an earlier value.
+    #[inline]
+    pub fn with_match_resources(
+        mut self,
+        value: crate::api::admissionregistration::v1alpha1::MatchResourcesApply,
+    ) -> Self {
+        self.match_resources = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `paramRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_param_ref(
+        mut self,
+        value: crate::api::admissionregistration::v1alpha1::ParamRefApply,
+    ) -> Self {
+        self.param_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `policyName`, replacing an earlier value.
+    #[inline]
+    pub fn with_policy_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.policy_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

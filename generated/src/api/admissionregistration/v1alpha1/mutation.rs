@@ -139,3 +139,132 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Mutation {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.json_patch);
     }
 }
+/// The apply configuration of [`Mutation`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `MutationApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MutationApply {
+    /// applyConfiguration defines the desired configuration values of an object. The configuration is applied to the admission object using [structured merge diff](https://github.com/kubernetes-sigs/structured-merge-diff). A CEL expression is used to create apply configuration.
+    pub apply_configuration: Option<
+        ::std::boxed::Box<
+            crate::api::admissionregistration::v1alpha1::ApplyConfigurationApply,
+        >,
+    >,
+    /// jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation to the object. A CEL expression is used to create the JSON patch.
+    pub json_patch: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1alpha1::JSONPatchApply>,
+    >,
+    /// patchType indicates the patch strategy used. Allowed values are "ApplyConfiguration" and "JSONPatch". Required.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"ApplyConfiguration"` ApplyConfiguration indicates that the mutation is using apply configuration to mutate the object.
+    ///  - `"JSONPatch"` JSONPatch indicates that the object is mutated through JSON Patch.
+    pub patch_type: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for MutationApply {
+    const NAME: &'static str = "MutationApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "applyConfiguration" => 0,
+                "jsonPatch" => 1,
+                "patchType" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.apply_configuration,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.json_patch,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.patch_type),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for MutationApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.apply_configuration.is_some())
+            + usize::from(self.json_patch.is_some())
+            + usize::from(self.patch_type.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.apply_configuration {
+            out.field("applyConfiguration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.json_patch {
+            out.field("jsonPatch", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.patch_type {
+            out.field("patchType", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(MutationApply);
+#[cfg(feature = "apply")]
+impl MutationApply {
+    /// Sets `applyConfiguration`, replacing an earlier value.
+    #[inline]
+    pub fn with_apply_configuration(
+        mut self,
+        value: crate::api::admissionregistration::v1alpha1::ApplyConfigurationApply,
+    ) -> Self {
+        self.apply_configuration = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `jsonPatch`, replacing an earlier value.
+    #[inline]
+    pub fn with_json_patch(
+        mut self,
+        value: crate::api::admissionregistration::v1alpha1::JSONPatchApply,
+    ) -> Self {
+        self.json_patch = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `patchType`, replacing an earlier value.
+    #[inline]
+    pub fn with_patch_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.patch_type = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -174,3 +174,158 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ParamRef {
         );
     }
 }
+/// The apply configuration of [`ParamRef`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ParamRefApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParamRefApply {
+    /// `name` is the name of the resource being referenced.
+    ///
+    /// `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// namespace is the namespace of the referenced resource. Allows limiting the search for params to a specific namespace. Applies to both `name` and `selector` fields.
+    ///
+    /// A per-namespace parameter may be used by specifying a namespace-scoped `paramKind` in the policy and leaving this field empty.
+    ///
+    /// - If `paramKind` is cluster-scoped, this field MUST be unset. Setting this field results in a configuration error.
+    ///
+    /// - If `paramKind` is namespace-scoped, the namespace of the object being evaluated for admission will be used when this field is left unset. Take care that if this is left empty the binding must not match any cluster-scoped resources, which will result in an error.
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
+    /// `parameterNotFoundAction` controls the behavior of the binding when the resource exists, and name or selector is valid, but there are no parameters matched by the binding. If the value is set to `Allow`, then no matched parameters will be treated as successful validation by the binding. If set to `Deny`, then no matched parameters will be subject to the `failurePolicy` of the policy.
+    ///
+    /// Allowed values are `Allow` or `Deny` Default to `Deny`
+    ///
+    /// Possible enum values:
+    ///  - `"Allow"` Ignore means that an error finding params for a binding is ignored
+    ///  - `"Deny"` Fail means that an error finding params for a binding is ignored
+    pub parameter_not_found_action: Option<::k8s_client_runtime::LeanString>,
+    /// selector can be used to match multiple param objects based on their labels. Supply selector: {} to match all resources of the ParamKind.
+    ///
+    /// If multiple params are found, they are all evaluated with the policy expressions and the results are ANDed together.
+    ///
+    /// One of `name` or `selector` must be set, but `name` and `selector` are mutually exclusive properties. If one is set, the other must be unset.
+    pub selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ParamRefApply {
+    const NAME: &'static str = "ParamRefApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "name" => 0,
+                "namespace" => 1,
+                "parameterNotFoundAction" => 2,
+                "selector" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.parameter_not_found_action,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ParamRefApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.name.is_some()) + usize::from(self.namespace.is_some())
+            + usize::from(self.parameter_not_found_action.is_some())
+            + usize::from(self.selector.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.namespace {
+            out.field("namespace", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.parameter_not_found_action {
+            out.field("parameterNotFoundAction", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ParamRefApply);
+#[cfg(feature = "apply")]
+impl ParamRefApply {
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.namespace = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `parameterNotFoundAction`, replacing an earlier value.
+    #[inline]
+    pub fn with_parameter_not_found_action(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.parameter_not_found_action = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -279,3 +279,281 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for MutatingAdmissionPolicySpec
         );
     }
 }
+/// The apply configuration of [`MutatingAdmissionPolicySpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `MutatingAdmissionPolicySpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MutatingAdmissionPolicySpecApply {
+    /// failurePolicy defines how to handle failures for the admission policy. Failures can occur from CEL expression parse errors, type check errors, runtime errors and invalid or mis-configured policy definitions or bindings.
+    ///
+    /// A policy is invalid if paramKind refers to a non-existent Kind. A binding is invalid if paramRef.name refers to a non-existent resource.
+    ///
+    /// failurePolicy does not define how validations that evaluate to false are handled.
+    ///
+    /// Allowed values are Ignore or Fail. Defaults to Fail.
+    pub failure_policy: Option<::k8s_client_runtime::LeanString>,
+    /// matchConditions is a list of conditions that must be met for a request to be validated. Match conditions filter requests that have already been matched by the matchConstraints. An empty list of matchConditions matches all requests. There are a maximum of 64 match conditions allowed.
+    ///
+    /// If a parameter object is provided, it can be accessed via the `params` handle in the same manner as validation expressions.
+    ///
+    /// The exact matching logic is (in order):
+    ///   1. If ANY matchCondition evaluates to FALSE, the policy is skipped.
+    ///   2. If ALL matchConditions evaluate to TRUE, the policy is evaluated.
+    ///   3. If any matchCondition evaluates to an error (but none are FALSE):
+    ///      - If failurePolicy=Fail, reject the request
+    ///      - If failurePolicy=Ignore, the policy is skipped
+    pub match_conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1beta1::MatchConditionApply,
+        >,
+    >,
+    /// matchConstraints specifies what resources this policy is designed to validate. The MutatingAdmissionPolicy cares about a request if it matches _all_ Constraints. However, in order to prevent clusters from being put into an unstable state that cannot be recovered from via the API MutatingAdmissionPolicy cannot match MutatingAdmissionPolicy and MutatingAdmissionPolicyBinding. The CREATE, UPDATE and CONNECT operations are allowed.  The DELETE operation may not be matched. '*' matches CREATE, UPDATE and CONNECT. Required.
+    pub match_constraints: Option<
+        ::std::boxed::Box<
+            crate::api::admissionregistration::v1beta1::MatchResourcesApply,
+        >,
+    >,
+    /// mutations contain operations to perform on matching objects. mutations may not be empty; a minimum of one mutation is required. mutations are evaluated in order, and are reinvoked according to the reinvocationPolicy. The mutations of a policy are invoked for each binding of this policy and reinvocation of mutations occurs on a per binding basis.
+    pub mutations: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1beta1::MutationApply,
+        >,
+    >,
+    /// paramKind specifies the kind of resources used to parameterize this policy. If absent, there are no parameters for this policy and the param CEL variable will not be provided to validation expressions. If paramKind refers to a non-existent kind, this policy definition is mis-configured and the FailurePolicy is applied. If paramKind is specified but paramRef is unset in MutatingAdmissionPolicyBinding, the params variable will be null.
+    pub param_kind: Option<
+        ::std::boxed::Box<crate::api::admissionregistration::v1beta1::ParamKindApply>,
+    >,
+    /// reinvocationPolicy indicates whether mutations may be called multiple times per MutatingAdmissionPolicyBinding as part of a single admission evaluation. Allowed values are "Never" and "IfNeeded".
+    ///
+    /// Never: These mutations will not be called more than once per binding in a single admission evaluation.
+    ///
+    /// IfNeeded: These mutations may be invoked more than once per binding for a single admission request and there is no guarantee of order with respect to other admission plugins, admission webhooks, bindings of this policy and admission policies.  Mutations are only reinvoked when mutations change the object after this mutation is invoked. Required.
+    ///
+    /// Possible enum values:
+    ///  - `"IfNeeded"` indicates that the mutation may be called at least one additional time as part of the admission evaluation if the object being admitted is modified by other admission plugins after the initial mutation call.
+    ///  - `"Never"` indicates that the mutation must not be called more than once in a single admission evaluation.
+    pub reinvocation_policy: Option<::k8s_client_runtime::LeanString>,
+    /// variables contain definitions of variables that can be used in composition of other expressions. Each variable is defined as a named CEL expression. The variables defined here will be available under `variables` in other expressions of the policy except matchConditions because matchConditions are evaluated before the rest of the policy.
+    ///
+    /// The expression of a variable can refer to other variables defined earlier in the list but not those after. Thus, variables must be sorted by the order of first appearance and acyclic.
+    pub variables: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::admissionregistration::v1beta1::VariableApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for MutatingAdmissionPolicySpecApply {
+    const NAME: &'static str = "MutatingAdmissionPolicySpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "failurePolicy" => 0,
+                "matchConditions" => 1,
+                "matchConstraints" => 2,
+                "mutations" => 3,
+                "paramKind" => 4,
+                "reinvocationPolicy" => 5,
+                "variables" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.failure_policy,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.match_conditions,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.match_constraints,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.mutations,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.param_kind,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reinvocation_policy,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.variables,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for MutatingAdmissionPolicySpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.failure_policy.is_some())
+            + usize::from(self.match_conditions.is_some())
+            + usize::from(self.match_constraints.is_some())
+            + usize::from(self.mutations.is_some())
+            + usize::from(self.param_kind.is_some())
+            + usize::from(self.reinvocation_policy.is_some())
+            + usize::from(self.variables.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.failure_policy {
+            out.field("failurePolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_conditions {
+            out.field("matchConditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_constraints {
+            out.field("matchConstraints", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mutations {
+            out.field("mutations", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.param_kind {
+            out.field("paramKind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reinvocation_policy {
+            out.field("reinvocationPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.variables {
+            out.field("variables", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(MutatingAdmissionPolicySpecApply);
+#[cfg(feature = "apply")]
+impl MutatingAdmissionPolicySpecApply {
+    /// Sets `failurePolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_failure_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.failure_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `matchConditions` (a later call appends more).
+    #[inline]
+    pub fn with_match_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1beta1::MatchConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.match_conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `matchConstraints`, replacing an earlier value.
+    #[inline]
+    pub fn with_match_constraints(
+        mut self,
+        value: crate::api::admissionregistration::v1beta1::MatchResourcesApply,
+    ) -> Self {
+        self.match_constraints = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Appends the values to `mutations` (a later call appends more).
+    #[inline]
+    pub fn with_mutations(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1beta1::MutationApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.mutations
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `paramKind`, replacing an earlier value.
+    #[inline]
+    pub fn with_param_kind(
+        mut self,
+        value: crate::api::admissionregistration::v1beta1::ParamKindApply,
+    ) -> Self {
+        self.param_kind = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `reinvocationPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_reinvocation_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reinvocation_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `variables` (a later call appends more).
+    #[inline]
+    pub fn with_variables(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::admissionregistration::v1beta1::VariableApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.variables
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -267,3 +267,231 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NamedRuleWithOperations {
             });
     }
 }
+/// The apply configuration of [`NamedRuleWithOperations`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NamedRuleWithOperationsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NamedRuleWithOperationsApply {
+    /// APIGroups is the API groups the resources belong to. '*' is all groups. If '*' is present, the length of the slice must be one. Required.
+    pub api_groups: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// APIVersions is the API versions the resources belong to. '*' is all versions. If '*' is present, the length of the slice must be one. Required.
+    pub api_versions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE, CONNECT or * for all of those operations and any future admission operations that are added. If '*' is present, the length of the slice must be one. Required.
+    pub operations: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.
+    pub resource_names: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// Resources is a list of resources this rule applies to.
+    ///
+    /// For example: 'pods' means pods. 'pods/log' means the log subresource of pods. '*' means all resources, but not subresources. 'pods/*' means all subresources of pods. '*/scale' means all scale subresources. '*/*' means all resources and their subresources.
+    ///
+    /// If wildcard is present, the validation rule will ensure resources do not overlap with each other.
+    ///
+    /// Depending on the enclosing object, subresources might not be allowed. Required.
+    pub resources: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// scope specifies the scope of this rule. Valid values are "Cluster", "Namespaced", and "*" "Cluster" means that only cluster-scoped resources will match this rule. Namespace API objects are cluster-scoped. "Namespaced" means that only namespaced resources will match this rule. "*" means that there are no scope restrictions. Subresources match the scope of their parent resource. Default is "*".
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"*"` means that all scopes are included.
+    ///  - `"Cluster"` means that scope is limited to cluster-scoped objects. Namespace objects are cluster-scoped.
+    ///  - `"Namespaced"` means that scope is limited to namespaced objects.
+    pub scope: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NamedRuleWithOperationsApply {
+    const NAME: &'static str = "NamedRuleWithOperationsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "apiGroups" => 0,
+                "apiVersions" => 1,
+                "operations" => 2,
+                "resourceNames" => 3,
+                "resources" => 4,
+                "scope" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.api_groups),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.api_versions,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.operations),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.resource_names,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.resources),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.scope),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NamedRuleWithOperationsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.api_groups.is_some())
+            + usize::from(self.api_versions.is_some())
+            + usize::from(self.operations.is_some())
+            + usize::from(self.resource_names.is_some())
+            + usize::from(self.resources.is_some()) + usize::from(self.scope.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.api_groups {
+            out.field("apiGroups", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.api_versions {
+            out.field("apiVersions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.operations {
+            out.field("operations", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_names {
+            out.field("resourceNames", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resources {
+            out.field("resources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scope {
+            out.field("scope", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NamedRuleWithOperationsApply);
+#[cfg(feature = "apply")]
+impl NamedRuleWithOperationsApply {
+    /// Appends the values to `apiGroups` (a later call appends more).
+    #[inline]
+    pub fn with_api_groups(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.api_groups
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `apiVersions` (a later call appends more).
+    #[inline]
+    pub fn with_api_versions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.api_versions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `operations` (a later call appends more).
+    #[inline]
+    pub fn with_operations(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.operations
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `resourceNames` (a later call appends more).
+    #[inline]
+    pub fn with_resource_names(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resource_names
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `resources` (a later call appends more).
+    #[inline]
+    pub fn with_resources(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resources
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `scope`, replacing an earlier value.
+    #[inline]
+    pub fn with_scope(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.scope = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -12,3 +12,13 @@ mod storage_version_spec;
 pub use self::storage_version_spec::StorageVersionSpec;
 mod storage_version_status;
 pub use self::storage_version_status::StorageVersionStatus;
+#[cfg(feature = "apply")]
+pub use self::server_storage_version::ServerStorageVersionApply;
+#[cfg(feature = "apply")]
+pub use self::storage_version::StorageVersionApply;
+#[cfg(feature = "apply")]
+pub use self::storage_version_condition::StorageVersionConditionApply;
+#[cfg(feature = "apply")]
+pub use self::storage_version_spec::StorageVersionSpecApply;
+#[cfg(feature = "apply")]
+pub use self::storage_version_status::StorageVersionStatusApply;

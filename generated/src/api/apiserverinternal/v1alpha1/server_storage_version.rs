@@ -166,3 +166,158 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ServerStorageVersion {
         }
     }
 }
+/// The apply configuration of [`ServerStorageVersion`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ServerStorageVersionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ServerStorageVersionApply {
+    /// The ID of the reporting API server.
+    pub api_server_id: Option<::k8s_client_runtime::LeanString>,
+    /// The API server can decode objects encoded in these versions. The encodingVersion must be included in the decodableVersions.
+    pub decodable_versions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// The API server encodes the object to this version when persisting it in the backend (e.g., etcd).
+    pub encoding_version: Option<::k8s_client_runtime::LeanString>,
+    /// The API server can serve these versions. DecodableVersions must include all ServedVersions.
+    pub served_versions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ServerStorageVersionApply {
+    const NAME: &'static str = "ServerStorageVersionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "apiServerID" => 0,
+                "decodableVersions" => 1,
+                "encodingVersion" => 2,
+                "servedVersions" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_server_id,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.decodable_versions,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.encoding_version,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.served_versions,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ServerStorageVersionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.api_server_id.is_some())
+            + usize::from(self.decodable_versions.is_some())
+            + usize::from(self.encoding_version.is_some())
+            + usize::from(self.served_versions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.api_server_id {
+            out.field("apiServerID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.decodable_versions {
+            out.field("decodableVersions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.encoding_version {
+            out.field("encodingVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.served_versions {
+            out.field("servedVersions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ServerStorageVersionApply);
+#[cfg(feature = "apply")]
+impl ServerStorageVersionApply {
+    /// Sets `apiServerID`, replacing an earlier value.
+    #[inline]
+    pub fn with_api_server_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.api_server_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `decodableVersions` (a later call appends more).
+    #[inline]
+    pub fn with_decodable_versions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.decodable_versions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `encodingVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_encoding_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.encoding_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `servedVersions` (a later call appends more).
+    #[inline]
+    pub fn with_served_versions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.served_versions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

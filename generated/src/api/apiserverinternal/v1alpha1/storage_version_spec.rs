@@ -47,3 +47,41 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionSpec {
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionSpec {
     fn encode_fields(&self, _writer: &mut ::k8s_client_runtime::protobuf::Writer) {}
 }
+/// The apply configuration of [`StorageVersionSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `StorageVersionSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StorageVersionSpecApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersionSpecApply {
+    const NAME: &'static str = "StorageVersionSpecApply";
+    fn field_index(_key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::None
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        _index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        map.next_value::<::serde::de::IgnoredAny>()?;
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionSpecApply {
+    fn field_count(&self) -> usize {
+        0usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        _out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(StorageVersionSpecApply);
+#[cfg(feature = "apply")]
+impl StorageVersionSpecApply {}

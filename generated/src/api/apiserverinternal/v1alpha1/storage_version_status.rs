@@ -145,3 +145,141 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionStatus {
         }
     }
 }
+/// The apply configuration of [`StorageVersionStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `StorageVersionStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StorageVersionStatusApply {
+    /// If all API server instances agree on the same encoding storage version, then this field is set to that version. Otherwise this field is left empty. API servers should finish updating its storageVersionStatus entry before serving write operations, so that this field will be in sync with the reality.
+    pub common_encoding_version: Option<::k8s_client_runtime::LeanString>,
+    /// The latest available observations of the storageVersion's state.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::apiserverinternal::v1alpha1::StorageVersionConditionApply,
+        >,
+    >,
+    /// The reported versions per API server instance.
+    pub storage_versions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::apiserverinternal::v1alpha1::ServerStorageVersionApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for StorageVersionStatusApply {
+    const NAME: &'static str = "StorageVersionStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "commonEncodingVersion" => 0,
+                "conditions" => 1,
+                "storageVersions" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.common_encoding_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.storage_versions,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.common_encoding_version.is_some())
+            + usize::from(self.conditions.is_some())
+            + usize::from(self.storage_versions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.common_encoding_version {
+            out.field("commonEncodingVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storage_versions {
+            out.field("storageVersions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(StorageVersionStatusApply);
+#[cfg(feature = "apply")]
+impl StorageVersionStatusApply {
+    /// Sets `commonEncodingVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_common_encoding_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.common_encoding_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::apiserverinternal::v1alpha1::StorageVersionConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `storageVersions` (a later call appends more).
+    #[inline]
+    pub fn with_storage_versions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::apiserverinternal::v1alpha1::ServerStorageVersionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.storage_versions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

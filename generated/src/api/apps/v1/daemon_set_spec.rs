@@ -172,3 +172,159 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonSetSpec {
         );
     }
 }
+/// The apply configuration of [`DaemonSetSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DaemonSetSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DaemonSetSpecApply {
+    /// The minimum number of seconds for which a newly created DaemonSet pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready).
+    pub min_ready_seconds: Option<i32>,
+    /// The number of old history to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10.
+    pub revision_history_limit: Option<i32>,
+    /// A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
+    pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    /// An object that describes the pod that will be created. The DaemonSet will create exactly one copy of this pod on every node that matches the template's node selector (or on every node if no node selector is specified). The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template
+    pub template: Option<crate::api::core::v1::PodTemplateSpecApply>,
+    /// An update strategy to replace existing DaemonSet pods with new pods.
+    pub update_strategy: Option<
+        ::std::boxed::Box<crate::api::apps::v1::DaemonSetUpdateStrategyApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DaemonSetSpecApply {
+    const NAME: &'static str = "DaemonSetSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "minReadySeconds" => 0,
+                "revisionHistoryLimit" => 1,
+                "selector" => 2,
+                "template" => 3,
+                "updateStrategy" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.min_ready_seconds = map.next_value()?,
+            1 => self.revision_history_limit = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.selector,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.template,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.update_strategy,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.min_ready_seconds.is_some())
+            + usize::from(self.revision_history_limit.is_some())
+            + usize::from(self.selector.is_some()) + usize::from(self.template.is_some())
+            + usize::from(self.update_strategy.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.min_ready_seconds {
+            out.field("minReadySeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.revision_history_limit {
+            out.field("revisionHistoryLimit", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.template {
+            out.field("template", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.update_strategy {
+            out.field("updateStrategy", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DaemonSetSpecApply);
+#[cfg(feature = "apply")]
+impl DaemonSetSpecApply {
+    /// Sets `minReadySeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_ready_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.min_ready_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `revisionHistoryLimit`, replacing an earlier value.
+    #[inline]
+    pub fn with_revision_history_limit(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.revision_history_limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `template`, replacing an earlier value.
+    #[inline]
+    pub fn with_template(
+        mut self,
+        value: crate::api::core::v1::PodTemplateSpecApply,
+    ) -> Self {
+        self.template = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `updateStrategy`, replacing an earlier value.
+    #[inline]
+    pub fn with_update_strategy(
+        mut self,
+        value: crate::api::apps::v1::DaemonSetUpdateStrategyApply,
+    ) -> Self {
+        self.update_strategy = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

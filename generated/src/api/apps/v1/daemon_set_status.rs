@@ -255,3 +255,232 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonSetStatus {
         }
     }
 }
+/// The apply configuration of [`DaemonSetStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DaemonSetStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DaemonSetStatusApply {
+    /// Count of hash collisions for the DaemonSet. The DaemonSet controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ControllerRevision.
+    pub collision_count: Option<i32>,
+    /// Represents the latest available observations of a DaemonSet's current state.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::apps::v1::DaemonSetConditionApply>,
+    >,
+    /// The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
+    pub current_number_scheduled: Option<i32>,
+    /// The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
+    pub desired_number_scheduled: Option<i32>,
+    /// The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)
+    pub number_available: Option<i32>,
+    /// The number of nodes that are running the daemon pod, but are not supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/
+    pub number_misscheduled: Option<i32>,
+    /// numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.
+    pub number_ready: Option<i32>,
+    /// The number of nodes that should be running the daemon pod and have none of the daemon pod running and available (ready for at least spec.minReadySeconds)
+    pub number_unavailable: Option<i32>,
+    /// The most recent generation observed by the daemon set controller.
+    pub observed_generation: Option<i64>,
+    /// The total number of nodes that are running updated daemon pod
+    pub updated_number_scheduled: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DaemonSetStatusApply {
+    const NAME: &'static str = "DaemonSetStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "collisionCount" => 0,
+                "conditions" => 1,
+                "currentNumberScheduled" => 2,
+                "desiredNumberScheduled" => 3,
+                "numberAvailable" => 4,
+                "numberMisscheduled" => 5,
+                "numberReady" => 6,
+                "numberUnavailable" => 7,
+                "observedGeneration" => 8,
+                "updatedNumberScheduled" => 9,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.collision_count = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            2 => self.current_number_scheduled = map.next_value()?,
+            3 => self.desired_number_scheduled = map.next_value()?,
+            4 => self.number_available = map.next_value()?,
+            5 => self.number_misscheduled = map.next_value()?,
+            6 => self.number_ready = map.next_value()?,
+            7 => self.number_unavailable = map.next_value()?,
+            8 => self.observed_generation = map.next_value()?,
+            9 => self.updated_number_scheduled = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.collision_count.is_some())
+            + usize::from(self.conditions.is_some())
+            + usize::from(self.current_number_scheduled.is_some())
+            + usize::from(self.desired_number_scheduled.is_some())
+            + usize::from(self.number_available.is_some())
+            + usize::from(self.number_misscheduled.is_some())
+            + usize::from(self.number_ready.is_some())
+            + usize::from(self.number_unavailable.is_some())
+            + usize::from(self.observed_generation.is_some())
+            + usize::from(self.updated_number_scheduled.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.collision_count {
+            out.field("collisionCount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.current_number_scheduled {
+            out.field("currentNumberScheduled", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.desired_number_scheduled {
+            out.field("desiredNumberScheduled", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.number_available {
+            out.field("numberAvailable", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.number_misscheduled {
+            out.field("numberMisscheduled", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.number_ready {
+            out.field("numberReady", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.number_unavailable {
+            out.field("numberUnavailable", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.updated_number_scheduled {
+            out.field("updatedNumberScheduled", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DaemonSetStatusApply);
+#[cfg(feature = "apply")]
+impl DaemonSetStatusApply {
+    /// Sets `collisionCount`, replacing an earlier value.
+    #[inline]
+    pub fn with_collision_count(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.collision_count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::apps::v1::DaemonSetConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `currentNumberScheduled`, replacing an earlier value.
+    #[inline]
+    pub fn with_current_number_scheduled(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.current_number_scheduled = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `desiredNumberScheduled`, replacing an earlier value.
+    #[inline]
+    pub fn with_desired_number_scheduled(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.desired_number_scheduled = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `numberAvailable`, replacing an earlier value.
+    #[inline]
+    pub fn with_number_available(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.number_available = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `numberMisscheduled`, replacing an earlier value.
+    #[inline]
+    pub fn with_number_misscheduled(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.number_misscheduled = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `numberReady`, replacing an earlier value.
+    #[inline]
+    pub fn with_number_ready(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.number_ready = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `numberUnavailable`, replacing an earlier value.
+    #[inline]
+    pub fn with_number_unavailable(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.number_unavailable = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `updatedNumberScheduled`, replacing an earlier value.
+    #[inline]
+    pub fn with_updated_number_scheduled(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.updated_number_scheduled = ::std::option::Option::Some(value.into());
+        self
+    }
+}

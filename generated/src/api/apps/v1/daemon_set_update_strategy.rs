@@ -117,3 +117,101 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonSetUpdateStrategy {
         );
     }
 }
+/// The apply configuration of [`DaemonSetUpdateStrategy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DaemonSetUpdateStrategyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DaemonSetUpdateStrategyApply {
+    /// Rolling update config params. Present only if type = "RollingUpdate".
+    pub rolling_update: Option<
+        ::std::boxed::Box<crate::api::apps::v1::RollingUpdateDaemonSetApply>,
+    >,
+    /// Type of daemon set update. Can be "RollingUpdate" or "OnDelete". Default is RollingUpdate.
+    ///
+    /// Possible enum values:
+    ///  - `"OnDelete"` Replace the old daemons only when it's killed
+    ///  - `"RollingUpdate"` Replace the old daemons by new ones using rolling update i.e replace them on each node one after the other.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DaemonSetUpdateStrategyApply {
+    const NAME: &'static str = "DaemonSetUpdateStrategyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "rollingUpdate" => 0,
+                "type" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.rolling_update,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetUpdateStrategyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.rolling_update.is_some())
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.rolling_update {
+            out.field("rollingUpdate", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DaemonSetUpdateStrategyApply);
+#[cfg(feature = "apply")]
+impl DaemonSetUpdateStrategyApply {
+    /// Sets `rollingUpdate`, replacing an earlier value.
+    #[inline]
+    pub fn with_rolling_update(
+        mut self,
+        value: crate::api::apps::v1::RollingUpdateDaemonSetApply,
+    ) -> Self {
+        self.rolling_update = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -229,3 +229,202 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeploymentSpec {
         );
     }
 }
+/// The apply configuration of [`DeploymentSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeploymentSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeploymentSpecApply {
+    /// Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
+    pub min_ready_seconds: Option<i32>,
+    /// Indicates that the deployment is paused.
+    pub paused: Option<bool>,
+    /// The maximum time in seconds for a deployment to make progress before it is considered to be failed. The deployment controller will continue to process failed deployments and a condition with a ProgressDeadlineExceeded reason will be surfaced in the deployment status. Note that progress will not be estimated during the time a deployment is paused. Defaults to 600s.
+    pub progress_deadline_seconds: Option<i32>,
+    /// Number of desired pods. This is a pointer to distinguish between explicit zero and not specified. Defaults to 1.
+    pub replicas: Option<i32>,
+    /// The number of old ReplicaSets to retain to allow rollback. This is a pointer to distinguish between explicit zero and not specified. Defaults to 10.
+    pub revision_history_limit: Option<i32>,
+    /// Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.
+    pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    /// The deployment strategy to use to replace existing pods with new ones.
+    pub strategy: Option<
+        ::std::boxed::Box<crate::api::apps::v1::DeploymentStrategyApply>,
+    >,
+    /// Template describes the pods that will be created. The only allowed template.spec.restartPolicy value is "Always".
+    pub template: Option<crate::api::core::v1::PodTemplateSpecApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeploymentSpecApply {
+    const NAME: &'static str = "DeploymentSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "minReadySeconds" => 0,
+                "paused" => 1,
+                "progressDeadlineSeconds" => 2,
+                "replicas" => 3,
+                "revisionHistoryLimit" => 4,
+                "selector" => 5,
+                "strategy" => 6,
+                "template" => 7,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.min_ready_seconds = map.next_value()?,
+            1 => self.paused = map.next_value()?,
+            2 => self.progress_deadline_seconds = map.next_value()?,
+            3 => self.replicas = map.next_value()?,
+            4 => self.revision_history_limit = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.selector,
+                        options,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.strategy,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.template,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeploymentSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.min_ready_seconds.is_some())
+            + usize::from(self.paused.is_some())
+            + usize::from(self.progress_deadline_seconds.is_some())
+            + usize::from(self.replicas.is_some())
+            + usize::from(self.revision_history_limit.is_some())
+            + usize::from(self.selector.is_some()) + usize::from(self.strategy.is_some())
+            + usize::from(self.template.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.min_ready_seconds {
+            out.field("minReadySeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.paused {
+            out.field("paused", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.progress_deadline_seconds {
+            out.field("progressDeadlineSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.revision_history_limit {
+            out.field("revisionHistoryLimit", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.strategy {
+            out.field("strategy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.template {
+            out.field("template", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeploymentSpecApply);
+#[cfg(feature = "apply")]
+impl DeploymentSpecApply {
+    /// Sets `minReadySeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_ready_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.min_ready_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `paused`, replacing an earlier value.
+    #[inline]
+    pub fn with_paused(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.paused = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `progressDeadlineSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_progress_deadline_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.progress_deadline_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `revisionHistoryLimit`, replacing an earlier value.
+    #[inline]
+    pub fn with_revision_history_limit(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.revision_history_limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `strategy`, replacing an earlier value.
+    #[inline]
+    pub fn with_strategy(
+        mut self,
+        value: crate::api::apps::v1::DeploymentStrategyApply,
+    ) -> Self {
+        self.strategy = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `template`, replacing an earlier value.
+    #[inline]
+    pub fn with_template(
+        mut self,
+        value: crate::api::core::v1::PodTemplateSpecApply,
+    ) -> Self {
+        self.template = ::std::option::Option::Some(value);
+        self
+    }
+}

@@ -252,3 +252,214 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeploymentStatus {
         );
     }
 }
+/// The apply configuration of [`DeploymentStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeploymentStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeploymentStatusApply {
+    /// Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.
+    pub available_replicas: Option<i32>,
+    /// Count of hash collisions for the Deployment. The Deployment controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ReplicaSet.
+    pub collision_count: Option<i32>,
+    /// Represents the latest available observations of a deployment's current state.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::apps::v1::DeploymentConditionApply>,
+    >,
+    /// The generation observed by the deployment controller.
+    pub observed_generation: Option<i64>,
+    /// Total number of non-terminating pods targeted by this Deployment with a Ready Condition.
+    pub ready_replicas: Option<i32>,
+    /// Total number of non-terminating pods targeted by this deployment (their labels match the selector).
+    pub replicas: Option<i32>,
+    /// Total number of terminating pods targeted by this deployment. Terminating pods have a non-null .metadata.deletionTimestamp and have not yet reached the Failed or Succeeded .status.phase.
+    ///
+    /// This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default).
+    pub terminating_replicas: Option<i32>,
+    /// Total number of unavailable pods targeted by this deployment. This is the total number of pods that are still required for the deployment to have 100% available capacity. They may either be pods that are running but not yet available or pods that still have not been created.
+    pub unavailable_replicas: Option<i32>,
+    /// Total number of non-terminating pods targeted by this deployment that have the desired template spec.
+    pub updated_replicas: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeploymentStatusApply {
+    const NAME: &'static str = "DeploymentStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "availableReplicas" => 0,
+                "collisionCount" => 1,
+                "conditions" => 2,
+                "observedGeneration" => 3,
+                "readyReplicas" => 4,
+                "replicas" => 5,
+                "terminatingReplicas" => 6,
+                "unavailableReplicas" => 7,
+                "updatedReplicas" => 8,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.available_replicas = map.next_value()?,
+            1 => self.collision_count = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            3 => self.observed_generation = map.next_value()?,
+            4 => self.ready_replicas = map.next_value()?,
+            5 => self.replicas = map.next_value()?,
+            6 => self.terminating_replicas = map.next_value()?,
+            7 => self.unavailable_replicas = map.next_value()?,
+            8 => self.updated_replicas = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeploymentStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.available_replicas.is_some())
+            + usize::from(self.collision_count.is_some())
+            + usize::from(self.conditions.is_some())
+            + usize::from(self.observed_generation.is_some())
+            + usize::from(self.ready_replicas.is_some())
+            + usize::from(self.replicas.is_some())
+            + usize::from(self.terminating_replicas.is_some())
+            + usize::from(self.unavailable_replicas.is_some())
+            + usize::from(self.updated_replicas.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.available_replicas {
+            out.field("availableReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.collision_count {
+            out.field("collisionCount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ready_replicas {
+            out.field("readyReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.terminating_replicas {
+            out.field("terminatingReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.unavailable_replicas {
+            out.field("unavailableReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.updated_replicas {
+            out.field("updatedReplicas", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeploymentStatusApply);
+#[cfg(feature = "apply")]
+impl DeploymentStatusApply {
+    /// Sets `availableReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_available_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.available_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `collisionCount`, replacing an earlier value.
+    #[inline]
+    pub fn with_collision_count(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.collision_count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::apps::v1::DeploymentConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readyReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_ready_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.ready_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `terminatingReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_terminating_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.terminating_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `unavailableReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_unavailable_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.unavailable_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `updatedReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_updated_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.updated_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+}

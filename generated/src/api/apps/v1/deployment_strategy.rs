@@ -117,3 +117,101 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeploymentStrategy {
         );
     }
 }
+/// The apply configuration of [`DeploymentStrategy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeploymentStrategyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeploymentStrategyApply {
+    /// Rolling update config params. Present only if DeploymentStrategyType = RollingUpdate.
+    pub rolling_update: Option<
+        ::std::boxed::Box<crate::api::apps::v1::RollingUpdateDeploymentApply>,
+    >,
+    /// Type of deployment. Can be "Recreate" or "RollingUpdate". Default is RollingUpdate.
+    ///
+    /// Possible enum values:
+    ///  - `"Recreate"` Kill all existing pods before creating new ones.
+    ///  - `"RollingUpdate"` Replace the old ReplicaSets by new one using rolling update i.e gradually scale down the old ReplicaSets and scale up the new one.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeploymentStrategyApply {
+    const NAME: &'static str = "DeploymentStrategyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "rollingUpdate" => 0,
+                "type" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.rolling_update,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeploymentStrategyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.rolling_update.is_some())
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.rolling_update {
+            out.field("rollingUpdate", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeploymentStrategyApply);
+#[cfg(feature = "apply")]
+impl DeploymentStrategyApply {
+    /// Sets `rollingUpdate`, replacing an earlier value.
+    #[inline]
+    pub fn with_rolling_update(
+        mut self,
+        value: crate::api::apps::v1::RollingUpdateDeploymentApply,
+    ) -> Self {
+        self.rolling_update = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -144,3 +144,128 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ReplicaSetSpec {
         );
     }
 }
+/// The apply configuration of [`ReplicaSetSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ReplicaSetSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReplicaSetSpecApply {
+    /// Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
+    pub min_ready_seconds: Option<i32>,
+    /// Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
+    pub replicas: Option<i32>,
+    /// Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
+    pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    /// Template is the object that describes the pod that will be created if insufficient replicas are detected. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset/#pod-template
+    pub template: Option<::std::boxed::Box<crate::api::core::v1::PodTemplateSpecApply>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ReplicaSetSpecApply {
+    const NAME: &'static str = "ReplicaSetSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "minReadySeconds" => 0,
+                "replicas" => 1,
+                "selector" => 2,
+                "template" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.min_ready_seconds = map.next_value()?,
+            1 => self.replicas = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.selector,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.template,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ReplicaSetSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.min_ready_seconds.is_some())
+            + usize::from(self.replicas.is_some()) + usize::from(self.selector.is_some())
+            + usize::from(self.template.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.min_ready_seconds {
+            out.field("minReadySeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.template {
+            out.field("template", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ReplicaSetSpecApply);
+#[cfg(feature = "apply")]
+impl ReplicaSetSpecApply {
+    /// Sets `minReadySeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_ready_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.min_ready_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `template`, replacing an earlier value.
+    #[inline]
+    pub fn with_template(
+        mut self,
+        value: crate::api::core::v1::PodTemplateSpecApply,
+    ) -> Self {
+        self.template = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

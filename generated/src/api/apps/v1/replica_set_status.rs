@@ -207,3 +207,180 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ReplicaSetStatus {
         );
     }
 }
+/// The apply configuration of [`ReplicaSetStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ReplicaSetStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReplicaSetStatusApply {
+    /// The number of available non-terminating pods (ready for at least minReadySeconds) for this replica set.
+    pub available_replicas: Option<i32>,
+    /// Represents the latest available observations of a replica set's current state.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::apps::v1::ReplicaSetConditionApply>,
+    >,
+    /// The number of non-terminating pods that have labels matching the labels of the pod template of the replicaset.
+    pub fully_labeled_replicas: Option<i32>,
+    /// ObservedGeneration reflects the generation of the most recently observed ReplicaSet.
+    pub observed_generation: Option<i64>,
+    /// The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.
+    pub ready_replicas: Option<i32>,
+    /// Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset
+    pub replicas: Option<i32>,
+    /// The number of terminating pods for this replica set. Terminating pods have a non-null .metadata.deletionTimestamp and have not yet reached the Failed or Succeeded .status.phase.
+    ///
+    /// This is a beta field and requires enabling DeploymentReplicaSetTerminatingReplicas feature (enabled by default).
+    pub terminating_replicas: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ReplicaSetStatusApply {
+    const NAME: &'static str = "ReplicaSetStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "availableReplicas" => 0,
+                "conditions" => 1,
+                "fullyLabeledReplicas" => 2,
+                "observedGeneration" => 3,
+                "readyReplicas" => 4,
+                "replicas" => 5,
+                "terminatingReplicas" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.available_replicas = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            2 => self.fully_labeled_replicas = map.next_value()?,
+            3 => self.observed_generation = map.next_value()?,
+            4 => self.ready_replicas = map.next_value()?,
+            5 => self.replicas = map.next_value()?,
+            6 => self.terminating_replicas = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ReplicaSetStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.available_replicas.is_some())
+            + usize::from(self.conditions.is_some())
+            + usize::from(self.fully_labeled_replicas.is_some())
+            + usize::from(self.observed_generation.is_some())
+            + usize::from(self.ready_replicas.is_some())
+            + usize::from(self.replicas.is_some())
+            + usize::from(self.terminating_replicas.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.available_replicas {
+            out.field("availableReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fully_labeled_replicas {
+            out.field("fullyLabeledReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ready_replicas {
+            out.field("readyReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.terminating_replicas {
+            out.field("terminatingReplicas", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ReplicaSetStatusApply);
+#[cfg(feature = "apply")]
+impl ReplicaSetStatusApply {
+    /// Sets `availableReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_available_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.available_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::apps::v1::ReplicaSetConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `fullyLabeledReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_fully_labeled_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.fully_labeled_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readyReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_ready_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.ready_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `terminatingReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_terminating_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.terminating_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -92,3 +92,88 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for RollingUpdateDaemonSet {
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.max_surge);
     }
 }
+/// The apply configuration of [`RollingUpdateDaemonSet`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `RollingUpdateDaemonSetApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RollingUpdateDaemonSetApply {
+    /// The maximum number of nodes with an existing available DaemonSet pod that can have an updated DaemonSet pod during during an update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up to a minimum of 1. Default value is 0. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their a new pod created before the old pod is marked as deleted. The update starts by launching new pods on 30% of nodes. Once an updated pod is available (Ready for at least minReadySeconds) the old DaemonSet pod on that node is marked deleted. If the old pod becomes unavailable for any reason (Ready transitions to false, is evicted, or is drained) an updated pod is immediately created on that node without considering surge limits. Allowing surge implies the possibility that the resources consumed by the daemonset on any given node can double if the readiness check fails, and so resource intensive daemonsets should take into account that they may cause evictions during disruption.
+    pub max_surge: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    /// The maximum number of DaemonSet pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of total number of DaemonSet pods at the start of the update (ex: 10%). Absolute number is calculated from percentage by rounding up. This cannot be 0 if MaxSurge is 0 Default value is 1. Example: when this is set to 30%, at most 30% of the total number of nodes that should be running the daemon pod (i.e. status.desiredNumberScheduled) can have their pods stopped for an update at any given time. The update starts by stopping at most 30% of those DaemonSet pods and then brings up new DaemonSet pods in their place. Once the new pods are available, it then proceeds onto other DaemonSet pods, thus ensuring that at least 70% of original number of DaemonSet pods are available at all times during the update.
+    pub max_unavailable: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for RollingUpdateDaemonSetApply {
+    const NAME: &'static str = "RollingUpdateDaemonSetApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "maxSurge" => 0,
+                "maxUnavailable" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.max_surge = map.next_value()?,
+            1 => self.max_unavailable = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for RollingUpdateDaemonSetApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.max_surge.is_some())
+            + usize::from(self.max_unavailable.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.max_surge {
+            out.field("maxSurge", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_unavailable {
+            out.field("maxUnavailable", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(RollingUpdateDaemonSetApply);
+#[cfg(feature = "apply")]
+impl RollingUpdateDaemonSetApply {
+    /// Sets `maxSurge`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_surge(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.max_surge = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `maxUnavailable`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_unavailable(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.max_unavailable = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -92,3 +92,88 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for RollingUpdateDeployment {
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.max_surge);
     }
 }
+/// The apply configuration of [`RollingUpdateDeployment`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `RollingUpdateDeploymentApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RollingUpdateDeploymentApply {
+    /// The maximum number of pods that can be scheduled above the desired number of pods. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). This can not be 0 if MaxUnavailable is 0. Absolute number is calculated from percentage by rounding up. Defaults to 25%. Example: when this is set to 30%, the new ReplicaSet can be scaled up immediately when the rolling update starts, such that the total number of old and new pods do not exceed 130% of desired pods. Once old pods have been killed, new ReplicaSet can be scaled up further, ensuring that total number of pods running at any time during the update is at most 130% of desired pods.
+    pub max_surge: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    /// The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding down. This can not be 0 if MaxSurge is 0. Defaults to 25%. Example: when this is set to 30%, the old ReplicaSet can be scaled down to 70% of desired pods immediately when the rolling update starts. Once new pods are ready, old ReplicaSet can be scaled down further, followed by scaling up the new ReplicaSet, ensuring that the total number of pods available at all times during the update is at least 70% of desired pods.
+    pub max_unavailable: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for RollingUpdateDeploymentApply {
+    const NAME: &'static str = "RollingUpdateDeploymentApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "maxSurge" => 0,
+                "maxUnavailable" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.max_surge = map.next_value()?,
+            1 => self.max_unavailable = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for RollingUpdateDeploymentApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.max_surge.is_some())
+            + usize::from(self.max_unavailable.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.max_surge {
+            out.field("maxSurge", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_unavailable {
+            out.field("maxUnavailable", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(RollingUpdateDeploymentApply);
+#[cfg(feature = "apply")]
+impl RollingUpdateDeploymentApply {
+    /// Sets `maxSurge`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_surge(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.max_surge = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `maxUnavailable`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_unavailable(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.max_unavailable = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -94,3 +94,85 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for RollingUpdateStatefulSetStr
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.max_unavailable);
     }
 }
+/// The apply configuration of [`RollingUpdateStatefulSetStrategy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `RollingUpdateStatefulSetStrategyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RollingUpdateStatefulSetStrategyApply {
+    /// The maximum number of pods that can be unavailable during the update. Value can be an absolute number (ex: 5) or a percentage of desired pods (ex: 10%). Absolute number is calculated from percentage by rounding up. This can not be 0. Defaults to 1. This field is beta-level and is enabled by default. The field applies to all pods in the range 0 to Replicas-1. That means if there is any unavailable pod in the range 0 to Replicas-1, it will be counted towards MaxUnavailable. This setting might not be effective for the OrderedReady podManagementPolicy. That policy ensures pods are created and become ready one at a time.
+    pub max_unavailable: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    /// Partition indicates the ordinal at which the StatefulSet should be partitioned for updates. During a rolling update, all pods from ordinal Replicas-1 to Partition are updated. All pods from ordinal Partition-1 to 0 remain untouched. This is helpful in being able to do a canary based deployment. The default value is 0.
+    pub partition: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for RollingUpdateStatefulSetStrategyApply {
+    const NAME: &'static str = "RollingUpdateStatefulSetStrategyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "maxUnavailable" => 0,
+                "partition" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.max_unavailable = map.next_value()?,
+            1 => self.partition = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for RollingUpdateStatefulSetStrategyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.max_unavailable.is_some())
+            + usize::from(self.partition.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.max_unavailable {
+            out.field("maxUnavailable", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.partition {
+            out.field("partition", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(RollingUpdateStatefulSetStrategyApply);
+#[cfg(feature = "apply")]
+impl RollingUpdateStatefulSetStrategyApply {
+    /// Sets `maxUnavailable`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_unavailable(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.max_unavailable = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `partition`, replacing an earlier value.
+    #[inline]
+    pub fn with_partition(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.partition = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -82,3 +82,67 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for StatefulSetOrdinals {
         );
     }
 }
+/// The apply configuration of [`StatefulSetOrdinals`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `StatefulSetOrdinalsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatefulSetOrdinalsApply {
+    /// start is the number representing the first replica's index. It may be used to number replicas from an alternate index (eg: 1-indexed) over the default 0-indexed names, or to orchestrate progressive movement of replicas from one StatefulSet to another. If set, replica indices will be in the range:
+    ///   [.spec.ordinals.start, .spec.ordinals.start + .spec.replicas).
+    /// If unset, defaults to 0. Replica indices will be in the range:
+    ///   [0, .spec.replicas).
+    pub start: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetOrdinalsApply {
+    const NAME: &'static str = "StatefulSetOrdinalsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "start" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.start = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetOrdinalsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.start.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.start {
+            out.field("start", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(StatefulSetOrdinalsApply);
+#[cfg(feature = "apply")]
+impl StatefulSetOrdinalsApply {
+    /// Sets `start`, replacing an earlier value.
+    #[inline]
+    pub fn with_start(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.start = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -116,3 +116,98 @@ for StatefulSetPersistentVolumeClaimRetentionPolicy {
         );
     }
 }
+/// The apply configuration of [`StatefulSetPersistentVolumeClaimRetentionPolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `StatefulSetPersistentVolumeClaimRetentionPolicyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatefulSetPersistentVolumeClaimRetentionPolicyApply {
+    /// WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is deleted. The default policy of `Retain` causes PVCs to not be affected by StatefulSet deletion. The `Delete` policy causes those PVCs to be deleted.
+    pub when_deleted: Option<::k8s_client_runtime::LeanString>,
+    /// WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates when the StatefulSet is scaled down. The default policy of `Retain` causes PVCs to not be affected by a scaledown. The `Delete` policy causes the associated PVCs for any excess pods above the replica count to be deleted.
+    pub when_scaled: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for StatefulSetPersistentVolumeClaimRetentionPolicyApply {
+    const NAME: &'static str = "StatefulSetPersistentVolumeClaimRetentionPolicyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "whenDeleted" => 0,
+                "whenScaled" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.when_deleted,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.when_scaled,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for StatefulSetPersistentVolumeClaimRetentionPolicyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.when_deleted.is_some())
+            + usize::from(self.when_scaled.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.when_deleted {
+            out.field("whenDeleted", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.when_scaled {
+            out.field("whenScaled", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(StatefulSetPersistentVolumeClaimRetentionPolicyApply);
+#[cfg(feature = "apply")]
+impl StatefulSetPersistentVolumeClaimRetentionPolicyApply {
+    /// Sets `whenDeleted`, replacing an earlier value.
+    #[inline]
+    pub fn with_when_deleted(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.when_deleted = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `whenScaled`, replacing an earlier value.
+    #[inline]
+    pub fn with_when_scaled(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.when_scaled = ::std::option::Option::Some(value.into());
+        self
+    }
+}

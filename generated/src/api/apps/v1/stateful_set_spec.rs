@@ -336,3 +336,317 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for StatefulSetSpec {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 11, &self.ordinals);
     }
 }
+/// The apply configuration of [`StatefulSetSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `StatefulSetSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatefulSetSpecApply {
+    /// Minimum number of seconds for which a newly created pod should be ready without any of its container crashing for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
+    pub min_ready_seconds: Option<i32>,
+    /// ordinals controls the numbering of replica indices in a StatefulSet. The default ordinals behavior assigns a "0" index to the first replica and increments the index by one for each additional replica requested.
+    pub ordinals: Option<
+        ::std::boxed::Box<crate::api::apps::v1::StatefulSetOrdinalsApply>,
+    >,
+    /// persistentVolumeClaimRetentionPolicy describes the lifecycle of persistent volume claims created from volumeClaimTemplates. By default, all persistent volume claims are created as needed and retained until manually deleted. This policy allows the lifecycle to be altered, for example by deleting persistent volume claims when their stateful set is deleted, or when their pod is scaled down.
+    pub persistent_volume_claim_retention_policy: Option<
+        ::std::boxed::Box<
+            crate::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicyApply,
+        >,
+    >,
+    /// podManagementPolicy controls how pods are created during initial scale up, when replacing pods on nodes, or when scaling down. The default policy is `OrderedReady`, where pods are created in increasing order (pod-0, then pod-1, etc) and the controller will wait until each pod is ready before continuing. When scaling down, the pods are removed in the opposite order. The alternative policy is `Parallel` which will create pods in parallel to match the desired scale without waiting, and on scale down will delete all pods at once.
+    ///
+    /// Possible enum values:
+    ///  - `"OrderedReady"` will create pods in strictly increasing order on scale up and strictly decreasing order on scale down, progressing only when the previous pod is ready or terminated. At most one pod will be changed at any time.
+    ///  - `"Parallel"` will create and delete pods as soon as the stateful set replica count is changed, and will not wait for pods to be ready or complete termination.
+    pub pod_management_policy: Option<::k8s_client_runtime::LeanString>,
+    /// replicas is the desired number of replicas of the given Template. These are replicas in the sense that they are instantiations of the same Template, but individual replicas also have a consistent identity. If unspecified, defaults to 1.
+    pub replicas: Option<i32>,
+    /// revisionHistoryLimit is the maximum number of revisions that will be maintained in the StatefulSet's revision history. The revision history consists of all revisions not represented by a currently applied StatefulSetSpec version. The default value is 10.
+    pub revision_history_limit: Option<i32>,
+    /// selector is a label query over pods that should match the replica count. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
+    pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    /// serviceName is the name of the service that governs this StatefulSet. This service must exist before the StatefulSet, and is responsible for the network identity of the set. Pods get DNS/hostnames that follow the pattern: pod-specific-string.serviceName.default.svc.cluster.local where "pod-specific-string" is managed by the StatefulSet controller.
+    pub service_name: Option<::k8s_client_runtime::LeanString>,
+    /// template is the object that describes the pod that will be created if insufficient replicas are detected. Each pod stamped out by the StatefulSet will fulfill this Template, but have a unique identity from the rest of the StatefulSet. Each pod will be named with the format <statefulsetname>-<podindex>. For example, a pod in a StatefulSet named "web" with index number "3" would be named "web-3". The only allowed template.spec.restartPolicy value is "Always".
+    pub template: Option<crate::api::core::v1::PodTemplateSpecApply>,
+    /// updateStrategy indicates the StatefulSetUpdateStrategy that will be employed to update Pods in the StatefulSet when a revision is made to Template.
+    pub update_strategy: Option<
+        ::std::boxed::Box<crate::api::apps::v1::StatefulSetUpdateStrategyApply>,
+    >,
+    /// volumeClaimTemplates is a list of claims that pods are allowed to reference. The StatefulSet controller is responsible for mapping network identities to claims in a way that maintains the identity of a pod. Every claim in this list must have at least one matching (by name) volumeMount in one container in the template. A claim in this list takes precedence over any volumes in the template, with the same name.
+    pub volume_claim_templates: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PersistentVolumeClaimApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetSpecApply {
+    const NAME: &'static str = "StatefulSetSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "minReadySeconds" => 0,
+                "ordinals" => 1,
+                "persistentVolumeClaimRetentionPolicy" => 2,
+                "podManagementPolicy" => 3,
+                "replicas" => 4,
+                "revisionHistoryLimit" => 5,
+                "selector" => 6,
+                "serviceName" => 7,
+                "template" => 8,
+                "updateStrategy" => 9,
+                "volumeClaimTemplates" => 10,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.min_ready_seconds = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.ordinals,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.persistent_volume_claim_retention_policy,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.pod_management_policy,
+                    ),
+                )?
+            }
+            4 => self.replicas = map.next_value()?,
+            5 => self.revision_history_limit = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.selector,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.service_name,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.template,
+                        options,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.update_strategy,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.volume_claim_templates,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.min_ready_seconds.is_some())
+            + usize::from(self.ordinals.is_some())
+            + usize::from(self.persistent_volume_claim_retention_policy.is_some())
+            + usize::from(self.pod_management_policy.is_some())
+            + usize::from(self.replicas.is_some())
+            + usize::from(self.revision_history_limit.is_some())
+            + usize::from(self.selector.is_some())
+            + usize::from(self.service_name.is_some())
+            + usize::from(self.template.is_some())
+            + usize::from(self.update_strategy.is_some())
+            + usize::from(self.volume_claim_templates.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.min_ready_seconds {
+            out.field("minReadySeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ordinals {
+            out.field("ordinals", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .persistent_volume_claim_retention_policy
+        {
+            out.field("persistentVolumeClaimRetentionPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_management_policy {
+            out.field("podManagementPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.revision_history_limit {
+            out.field("revisionHistoryLimit", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service_name {
+            out.field("serviceName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.template {
+            out.field("template", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.update_strategy {
+            out.field("updateStrategy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_claim_templates {
+            out.field(
+                "volumeClaimTemplates",
+                &::k8s_client_runtime::codec::EmbeddedSeq(value),
+            )?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(StatefulSetSpecApply);
+#[cfg(feature = "apply")]
+impl StatefulSetSpecApply {
+    /// Sets `minReadySeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_ready_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.min_ready_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `ordinals`, replacing an earlier value.
+    #[inline]
+    pub fn with_ordinals(
+        mut self,
+        value: crate::api::apps::v1::StatefulSetOrdinalsApply,
+    ) -> Self {
+        self.ordinals = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `persistentVolumeClaimRetentionPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_persistent_volume_claim_retention_policy(
+        mut self,
+        value: crate::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicyApply,
+    ) -> Self {
+        self.persistent_volume_claim_retention_policy = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `podManagementPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_management_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pod_management_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `revisionHistoryLimit`, replacing an earlier value.
+    #[inline]
+    pub fn with_revision_history_limit(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.revision_history_limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `serviceName`, replacing an earlier value.
+    #[inline]
+    pub fn with_service_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.service_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `template`, replacing an earlier value.
+    #[inline]
+    pub fn with_template(
+        mut self,
+        value: crate::api::core::v1::PodTemplateSpecApply,
+    ) -> Self {
+        self.template = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `updateStrategy`, replacing an earlier value.
+    #[inline]
+    pub fn with_update_strategy(
+        mut self,
+        value: crate::api::apps::v1::StatefulSetUpdateStrategyApply,
+    ) -> Self {
+        self.update_strategy = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Appends the values to `volumeClaimTemplates` (a later call appends more).
+    #[inline]
+    pub fn with_volume_claim_templates(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::PersistentVolumeClaimApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.volume_claim_templates
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

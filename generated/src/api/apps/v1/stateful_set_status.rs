@@ -276,3 +276,241 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for StatefulSetStatus {
         );
     }
 }
+/// The apply configuration of [`StatefulSetStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `StatefulSetStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatefulSetStatusApply {
+    /// Total number of available pods (ready for at least minReadySeconds) targeted by this statefulset.
+    pub available_replicas: Option<i32>,
+    /// collisionCount is the count of hash collisions for the StatefulSet. The StatefulSet controller uses this field as a collision avoidance mechanism when it needs to create the name for the newest ControllerRevision.
+    pub collision_count: Option<i32>,
+    /// Represents the latest available observations of a statefulset's current state.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::apps::v1::StatefulSetConditionApply>,
+    >,
+    /// currentReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by currentRevision.
+    pub current_replicas: Option<i32>,
+    /// currentRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [0,currentReplicas).
+    pub current_revision: Option<::k8s_client_runtime::LeanString>,
+    /// observedGeneration is the most recent generation observed for this StatefulSet. It corresponds to the StatefulSet's generation, which is updated on mutation by the API Server.
+    pub observed_generation: Option<i64>,
+    /// readyReplicas is the number of pods created for this StatefulSet with a Ready Condition.
+    pub ready_replicas: Option<i32>,
+    /// replicas is the number of Pods created by the StatefulSet controller.
+    pub replicas: Option<i32>,
+    /// updateRevision, if not empty, indicates the version of the StatefulSet used to generate Pods in the sequence [replicas-updatedReplicas,replicas)
+    pub update_revision: Option<::k8s_client_runtime::LeanString>,
+    /// updatedReplicas is the number of Pods created by the StatefulSet controller from the StatefulSet version indicated by updateRevision.
+    pub updated_replicas: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for StatefulSetStatusApply {
+    const NAME: &'static str = "StatefulSetStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "availableReplicas" => 0,
+                "collisionCount" => 1,
+                "conditions" => 2,
+                "currentReplicas" => 3,
+                "currentRevision" => 4,
+                "observedGeneration" => 5,
+                "readyReplicas" => 6,
+                "replicas" => 7,
+                "updateRevision" => 8,
+                "updatedReplicas" => 9,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.available_replicas = map.next_value()?,
+            1 => self.collision_count = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            3 => self.current_replicas = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.current_revision,
+                    ),
+                )?
+            }
+            5 => self.observed_generation = map.next_value()?,
+            6 => self.ready_replicas = map.next_value()?,
+            7 => self.replicas = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.update_revision,
+                    ),
+                )?
+            }
+            9 => self.updated_replicas = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.available_replicas.is_some())
+            + usize::from(self.collision_count.is_some())
+            + usize::from(self.conditions.is_some())
+            + usize::from(self.current_replicas.is_some())
+            + usize::from(self.current_revision.is_some())
+            + usize::from(self.observed_generation.is_some())
+            + usize::from(self.ready_replicas.is_some())
+            + usize::from(self.replicas.is_some())
+            + usize::from(self.update_revision.is_some())
+            + usize::from(self.updated_replicas.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.available_replicas {
+            out.field("availableReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.collision_count {
+            out.field("collisionCount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.current_replicas {
+            out.field("currentReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.current_revision {
+            out.field("currentRevision", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ready_replicas {
+            out.field("readyReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.update_revision {
+            out.field("updateRevision", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.updated_replicas {
+            out.field("updatedReplicas", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(StatefulSetStatusApply);
+#[cfg(feature = "apply")]
+impl StatefulSetStatusApply {
+    /// Sets `availableReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_available_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.available_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `collisionCount`, replacing an earlier value.
+    #[inline]
+    pub fn with_collision_count(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.collision_count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::apps::v1::StatefulSetConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `currentReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_current_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.current_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `currentRevision`, replacing an earlier value.
+    #[inline]
+    pub fn with_current_revision(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.current_revision = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readyReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_ready_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.ready_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `updateRevision`, replacing an earlier value.
+    #[inline]
+    pub fn with_update_revision(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.update_revision = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `updatedReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_updated_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.updated_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -117,3 +117,103 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for StatefulSetUpdateStrategy {
         );
     }
 }
+/// The apply configuration of [`StatefulSetUpdateStrategy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `StatefulSetUpdateStrategyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatefulSetUpdateStrategyApply {
+    /// RollingUpdate is used to communicate parameters when Type is RollingUpdateStatefulSetStrategyType.
+    pub rolling_update: Option<
+        ::std::boxed::Box<crate::api::apps::v1::RollingUpdateStatefulSetStrategyApply>,
+    >,
+    /// Type indicates the type of the StatefulSetUpdateStrategy. Default is RollingUpdate.
+    ///
+    /// Possible enum values:
+    ///  - `"OnDelete"` triggers the legacy behavior. Version tracking and ordered rolling restarts are disabled. Pods are recreated from the StatefulSetSpec when they are manually deleted. When a scale operation is performed with this strategy,specification version indicated by the StatefulSet's currentRevision.
+    ///  - `"RollingUpdate"` indicates that update will be applied to all Pods in the StatefulSet with respect to the StatefulSet ordering constraints. When a scale operation is performed with this strategy, new Pods will be created from the specification version indicated by the StatefulSet's updateRevision.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for StatefulSetUpdateStrategyApply {
+    const NAME: &'static str = "StatefulSetUpdateStrategyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "rollingUpdate" => 0,
+                "type" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.rolling_update,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for StatefulSetUpdateStrategyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.rolling_update.is_some())
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.rolling_update {
+            out.field("rollingUpdate", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(StatefulSetUpdateStrategyApply);
+#[cfg(feature = "apply")]
+impl StatefulSetUpdateStrategyApply {
+    /// Sets `rollingUpdate`, replacing an earlier value.
+    #[inline]
+    pub fn with_rolling_update(
+        mut self,
+        value: crate::api::apps::v1::RollingUpdateStatefulSetStrategyApply,
+    ) -> Self {
+        self.rolling_update = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

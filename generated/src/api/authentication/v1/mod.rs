@@ -20,3 +20,23 @@ mod token_review_status;
 pub use self::token_review_status::TokenReviewStatus;
 mod user_info;
 pub use self::user_info::UserInfo;
+#[cfg(feature = "apply")]
+pub use self::bound_object_reference::BoundObjectReferenceApply;
+#[cfg(feature = "apply")]
+pub use self::self_subject_review::SelfSubjectReviewApply;
+#[cfg(feature = "apply")]
+pub use self::self_subject_review_status::SelfSubjectReviewStatusApply;
+#[cfg(feature = "apply")]
+pub use self::token_request::TokenRequestApply;
+#[cfg(feature = "apply")]
+pub use self::token_request_spec::TokenRequestSpecApply;
+#[cfg(feature = "apply")]
+pub use self::token_request_status::TokenRequestStatusApply;
+#[cfg(feature = "apply")]
+pub use self::token_review::TokenReviewApply;
+#[cfg(feature = "apply")]
+pub use self::token_review_spec::TokenReviewSpecApply;
+#[cfg(feature = "apply")]
+pub use self::token_review_status::TokenReviewStatusApply;
+#[cfg(feature = "apply")]
+pub use self::user_info::UserInfoApply;

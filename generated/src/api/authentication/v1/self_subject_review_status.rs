@@ -86,3 +86,76 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SelfSubjectReviewStatus {
         );
     }
 }
+/// The apply configuration of [`SelfSubjectReviewStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SelfSubjectReviewStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SelfSubjectReviewStatusApply {
+    /// User attributes of the user making this request.
+    pub user_info: Option<
+        ::std::boxed::Box<crate::api::authentication::v1::UserInfoApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SelfSubjectReviewStatusApply {
+    const NAME: &'static str = "SelfSubjectReviewStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "userInfo" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.user_info,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SelfSubjectReviewStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.user_info.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.user_info {
+            out.field("userInfo", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SelfSubjectReviewStatusApply);
+#[cfg(feature = "apply")]
+impl SelfSubjectReviewStatusApply {
+    /// Sets `userInfo`, replacing an earlier value.
+    #[inline]
+    pub fn with_user_info(
+        mut self,
+        value: crate::api::authentication::v1::UserInfoApply,
+    ) -> Self {
+        self.user_info = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

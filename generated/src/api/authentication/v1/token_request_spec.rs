@@ -127,3 +127,124 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for TokenRequestSpec {
         );
     }
 }
+/// The apply configuration of [`TokenRequestSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `TokenRequestSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TokenRequestSpecApply {
+    /// Audiences are the intendend audiences of the token. A recipient of a token must identify themself with an identifier in the list of audiences of the token, and otherwise should reject the token. A token issued for multiple audiences may be used to authenticate against any of the audiences listed but implies a high degree of trust between the target audiences.
+    pub audiences: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// BoundObjectRef is a reference to an object that the token will be bound to. The token will only be valid for as long as the bound object exists. NOTE: The API server's TokenReview endpoint will validate the BoundObjectRef, but other audiences may not. Keep ExpirationSeconds small if you want prompt revocation.
+    pub bound_object_ref: Option<
+        ::std::boxed::Box<crate::api::authentication::v1::BoundObjectReferenceApply>,
+    >,
+    /// ExpirationSeconds is the requested duration of validity of the request. The token issuer may return a token with a different validity duration so a client needs to check the 'expiration' field in a response.
+    pub expiration_seconds: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenRequestSpecApply {
+    const NAME: &'static str = "TokenRequestSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "audiences" => 0,
+                "boundObjectRef" => 1,
+                "expirationSeconds" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.audiences),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.bound_object_ref,
+                        options,
+                    ),
+                )?
+            }
+            2 => self.expiration_seconds = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenRequestSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.audiences.is_some())
+            + usize::from(self.bound_object_ref.is_some())
+            + usize::from(self.expiration_seconds.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.audiences {
+            out.field("audiences", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.bound_object_ref {
+            out.field("boundObjectRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.expiration_seconds {
+            out.field("expirationSeconds", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(TokenRequestSpecApply);
+#[cfg(feature = "apply")]
+impl TokenRequestSpecApply {
+    /// Appends the values to `audiences` (a later call appends more).
+    #[inline]
+    pub fn with_audiences(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.audiences
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `boundObjectRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_bound_object_ref(
+        mut self,
+        value: crate::api::authentication::v1::BoundObjectReferenceApply,
+    ) -> Self {
+        self.bound_object_ref = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `expirationSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_expiration_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.expiration_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+}

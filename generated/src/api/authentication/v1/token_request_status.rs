@@ -95,3 +95,88 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for TokenRequestStatus {
         );
     }
 }
+/// The apply configuration of [`TokenRequestStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `TokenRequestStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TokenRequestStatusApply {
+    /// ExpirationTimestamp is the time of expiration of the returned token.
+    pub expiration_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Token is the opaque bearer token.
+    pub token: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenRequestStatusApply {
+    const NAME: &'static str = "TokenRequestStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "expirationTimestamp" => 0,
+                "token" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.expiration_timestamp = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.token),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenRequestStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.expiration_timestamp.is_some())
+            + usize::from(self.token.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.expiration_timestamp {
+            out.field("expirationTimestamp", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.token {
+            out.field("token", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(TokenRequestStatusApply);
+#[cfg(feature = "apply")]
+impl TokenRequestStatusApply {
+    /// Sets `expirationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_expiration_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.expiration_timestamp = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `token`, replacing an earlier value.
+    #[inline]
+    pub fn with_token(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.token = ::std::option::Option::Some(value.into());
+        self
+    }
+}

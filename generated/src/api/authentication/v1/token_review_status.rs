@@ -156,3 +156,137 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for TokenReviewStatus {
         }
     }
 }
+/// The apply configuration of [`TokenReviewStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `TokenReviewStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TokenReviewStatusApply {
+    /// Audiences are audience identifiers chosen by the authenticator that are compatible with both the TokenReview and token. An identifier is any identifier in the intersection of the TokenReviewSpec audiences and the token's audiences. A client of the TokenReview API that sets the spec.audiences field should validate that a compatible audience identifier is returned in the status.audiences field to ensure that the TokenReview server is audience aware. If a TokenReview returns an empty status.audience field where status.authenticated is "true", the token is valid against the audience of the Kubernetes API server.
+    pub audiences: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// Authenticated indicates that the token was associated with a known user.
+    pub authenticated: Option<bool>,
+    /// Error indicates that the token couldn't be checked
+    pub error: Option<::k8s_client_runtime::LeanString>,
+    /// User is the UserInfo associated with the provided token.
+    pub user: Option<::std::boxed::Box<crate::api::authentication::v1::UserInfoApply>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenReviewStatusApply {
+    const NAME: &'static str = "TokenReviewStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "audiences" => 0,
+                "authenticated" => 1,
+                "error" => 2,
+                "user" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.audiences),
+                )?
+            }
+            1 => self.authenticated = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.error),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.user,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenReviewStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.audiences.is_some())
+            + usize::from(self.authenticated.is_some())
+            + usize::from(self.error.is_some()) + usize::from(self.user.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.audiences {
+            out.field("audiences", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.authenticated {
+            out.field("authenticated", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.error {
+            out.field("error", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.user {
+            out.field("user", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(TokenReviewStatusApply);
+#[cfg(feature = "apply")]
+impl TokenReviewStatusApply {
+    /// Appends the values to `audiences` (a later call appends more).
+    #[inline]
+    pub fn with_audiences(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.audiences
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `authenticated`, replacing an earlier value.
+    #[inline]
+    pub fn with_authenticated(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.authenticated = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `error`, replacing an earlier value.
+    #[inline]
+    pub fn with_error(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.error = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `user`, replacing an earlier value.
+    #[inline]
+    pub fn with_user(
+        mut self,
+        value: crate::api::authentication::v1::UserInfoApply,
+    ) -> Self {
+        self.user = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

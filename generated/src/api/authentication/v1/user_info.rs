@@ -146,3 +146,149 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for UserInfo {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 4, &self.extra);
     }
 }
+/// The apply configuration of [`UserInfo`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `UserInfoApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UserInfoApply {
+    /// Any additional information provided by the authenticator.
+    pub extra: Option<
+        ::k8s_client_runtime::Map<
+            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+        >,
+    >,
+    /// The names of groups this user is a part of.
+    pub groups: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// A unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.
+    pub uid: Option<::k8s_client_runtime::LeanString>,
+    /// The name that uniquely identifies this user among all active users.
+    pub username: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for UserInfoApply {
+    const NAME: &'static str = "UserInfoApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "extra" => 0,
+                "groups" => 1,
+                "uid" => 2,
+                "username" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.extra = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.groups),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.username),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for UserInfoApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.extra.is_some()) + usize::from(self.groups.is_some())
+            + usize::from(self.uid.is_some()) + usize::from(self.username.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.extra {
+            out.field("extra", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.groups {
+            out.field("groups", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.uid {
+            out.field("uid", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.username {
+            out.field("username", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(UserInfoApply);
+#[cfg(feature = "apply")]
+impl UserInfoApply {
+    /// Adds the entries to `extra`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_extra(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.extra
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Appends the values to `groups` (a later call appends more).
+    #[inline]
+    pub fn with_groups(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.groups
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.uid = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `username`, replacing an earlier value.
+    #[inline]
+    pub fn with_username(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.username = ::std::option::Option::Some(value.into());
+        self
+    }
+}

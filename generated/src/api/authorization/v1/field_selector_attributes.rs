@@ -115,3 +115,107 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for FieldSelectorAttributes {
         }
     }
 }
+/// The apply configuration of [`FieldSelectorAttributes`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `FieldSelectorAttributesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FieldSelectorAttributesApply {
+    /// rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.
+    pub raw_selector: Option<::k8s_client_runtime::LeanString>,
+    /// requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.
+    pub requirements: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::FieldSelectorRequirementApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for FieldSelectorAttributesApply {
+    const NAME: &'static str = "FieldSelectorAttributesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "rawSelector" => 0,
+                "requirements" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.raw_selector,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.requirements,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for FieldSelectorAttributesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.raw_selector.is_some())
+            + usize::from(self.requirements.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.raw_selector {
+            out.field("rawSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.requirements {
+            out.field("requirements", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(FieldSelectorAttributesApply);
+#[cfg(feature = "apply")]
+impl FieldSelectorAttributesApply {
+    /// Sets `rawSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_raw_selector(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.raw_selector = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `requirements` (a later call appends more).
+    #[inline]
+    pub fn with_requirements(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::FieldSelectorRequirementApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.requirements
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

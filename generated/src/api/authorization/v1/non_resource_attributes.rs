@@ -99,3 +99,91 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NonResourceAttributes {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.verb);
     }
 }
+/// The apply configuration of [`NonResourceAttributes`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NonResourceAttributesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NonResourceAttributesApply {
+    /// Path is the URL path of the request
+    pub path: Option<::k8s_client_runtime::LeanString>,
+    /// Verb is the standard HTTP verb
+    pub verb: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NonResourceAttributesApply {
+    const NAME: &'static str = "NonResourceAttributesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "path" => 0,
+                "verb" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.verb),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NonResourceAttributesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.path.is_some()) + usize::from(self.verb.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.path {
+            out.field("path", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.verb {
+            out.field("verb", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NonResourceAttributesApply);
+#[cfg(feature = "apply")]
+impl NonResourceAttributesApply {
+    /// Sets `path`, replacing an earlier value.
+    #[inline]
+    pub fn with_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `verb`, replacing an earlier value.
+    #[inline]
+    pub fn with_verb(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.verb = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -285,3 +285,249 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceAttributes {
         );
     }
 }
+/// The apply configuration of [`ResourceAttributes`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceAttributesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceAttributesApply {
+    /// fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it.
+    pub field_selector: Option<
+        ::std::boxed::Box<crate::api::authorization::v1::FieldSelectorAttributesApply>,
+    >,
+    /// Group is the API Group of the Resource.  "*" means all.
+    pub group: Option<::k8s_client_runtime::LeanString>,
+    /// labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it.
+    pub label_selector: Option<
+        ::std::boxed::Box<crate::api::authorization::v1::LabelSelectorAttributesApply>,
+    >,
+    /// Name is the name of the resource being requested for a "get" or deleted for a "delete". "" (empty) means all.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// Namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces "" (empty) is defaulted for LocalSubjectAccessReviews "" (empty) is empty for cluster-scoped resources "" (empty) means "all" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
+    /// Resource is one of the existing resource types.  "*" means all.
+    pub resource: Option<::k8s_client_runtime::LeanString>,
+    /// Subresource is one of the existing resource types.  "" means none.
+    pub subresource: Option<::k8s_client_runtime::LeanString>,
+    /// Verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  "*" means all.
+    pub verb: Option<::k8s_client_runtime::LeanString>,
+    /// Version is the API Version of the Resource.  "*" means all.
+    pub version: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceAttributesApply {
+    const NAME: &'static str = "ResourceAttributesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "fieldSelector" => 0,
+                "group" => 1,
+                "labelSelector" => 2,
+                "name" => 3,
+                "namespace" => 4,
+                "resource" => 5,
+                "subresource" => 6,
+                "verb" => 7,
+                "version" => 8,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.field_selector,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.label_selector,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.resource),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.subresource,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.verb),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.version),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceAttributesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.field_selector.is_some())
+            + usize::from(self.group.is_some())
+            + usize::from(self.label_selector.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.namespace.is_some())
+            + usize::from(self.resource.is_some())
+            + usize::from(self.subresource.is_some()) + usize::from(self.verb.is_some())
+            + usize::from(self.version.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.field_selector {
+            out.field("fieldSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.group {
+            out.field("group", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.label_selector {
+            out.field("labelSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.namespace {
+            out.field("namespace", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource {
+            out.field("resource", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.subresource {
+            out.field("subresource", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.verb {
+            out.field("verb", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.version {
+            out.field("version", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceAttributesApply);
+#[cfg(feature = "apply")]
+impl ResourceAttributesApply {
+    /// Sets `fieldSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_field_selector(
+        mut self,
+        value: crate::api::authorization::v1::FieldSelectorAttributesApply,
+    ) -> Self {
+        self.field_selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `group`, replacing an earlier value.
+    #[inline]
+    pub fn with_group(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.group = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `labelSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_label_selector(
+        mut self,
+        value: crate::api::authorization::v1::LabelSelectorAttributesApply,
+    ) -> Self {
+        self.label_selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.namespace = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resource`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `subresource`, replacing an earlier value.
+    #[inline]
+    pub fn with_subresource(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.subresource = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `verb`, replacing an earlier value.
+    #[inline]
+    pub fn with_verb(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.verb = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `version`, replacing an earlier value.
+    #[inline]
+    pub fn with_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.version = ::std::option::Option::Some(value.into());
+        self
+    }
+}

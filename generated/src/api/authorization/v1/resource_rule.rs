@@ -154,3 +154,166 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceRule {
         }
     }
 }
+/// The apply configuration of [`ResourceRule`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceRuleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceRuleApply {
+    /// APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  "*" means all.
+    pub api_groups: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  "*" means all.
+    pub resource_names: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// Resources is a list of resources this rule applies to.  "*" means all in the specified apiGroups.
+    ///  "*/foo" represents the subresource 'foo' for all resources in the specified apiGroups.
+    pub resources: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// Verb is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  "*" means all.
+    pub verbs: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceRuleApply {
+    const NAME: &'static str = "ResourceRuleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "apiGroups" => 0,
+                "resourceNames" => 1,
+                "resources" => 2,
+                "verbs" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.api_groups),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.resource_names,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.resources),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.verbs),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceRuleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.api_groups.is_some())
+            + usize::from(self.resource_names.is_some())
+            + usize::from(self.resources.is_some()) + usize::from(self.verbs.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.api_groups {
+            out.field("apiGroups", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_names {
+            out.field("resourceNames", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resources {
+            out.field("resources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.verbs {
+            out.field("verbs", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceRuleApply);
+#[cfg(feature = "apply")]
+impl ResourceRuleApply {
+    /// Appends the values to `apiGroups` (a later call appends more).
+    #[inline]
+    pub fn with_api_groups(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.api_groups
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `resourceNames` (a later call appends more).
+    #[inline]
+    pub fn with_resource_names(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resource_names
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `resources` (a later call appends more).
+    #[inline]
+    pub fn with_resources(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resources
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `verbs` (a later call appends more).
+    #[inline]
+    pub fn with_verbs(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.verbs
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

@@ -118,3 +118,108 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SelfSubjectAccessReviewSpec
         );
     }
 }
+/// The apply configuration of [`SelfSubjectAccessReviewSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SelfSubjectAccessReviewSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SelfSubjectAccessReviewSpecApply {
+    /// NonResourceAttributes describes information for a non-resource access request
+    pub non_resource_attributes: Option<
+        ::std::boxed::Box<crate::api::authorization::v1::NonResourceAttributesApply>,
+    >,
+    /// ResourceAuthorizationAttributes describes information for a resource access request
+    pub resource_attributes: Option<
+        ::std::boxed::Box<crate::api::authorization::v1::ResourceAttributesApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for SelfSubjectAccessReviewSpecApply {
+    const NAME: &'static str = "SelfSubjectAccessReviewSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "nonResourceAttributes" => 0,
+                "resourceAttributes" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.non_resource_attributes,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resource_attributes,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for SelfSubjectAccessReviewSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.non_resource_attributes.is_some())
+            + usize::from(self.resource_attributes.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.non_resource_attributes {
+            out.field("nonResourceAttributes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_attributes {
+            out.field("resourceAttributes", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SelfSubjectAccessReviewSpecApply);
+#[cfg(feature = "apply")]
+impl SelfSubjectAccessReviewSpecApply {
+    /// Sets `nonResourceAttributes`, replacing an earlier value.
+    #[inline]
+    pub fn with_non_resource_attributes(
+        mut self,
+        value: crate::api::authorization::v1::NonResourceAttributesApply,
+    ) -> Self {
+        self.non_resource_attributes = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `resourceAttributes`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_attributes(
+        mut self,
+        value: crate::api::authorization::v1::ResourceAttributesApply,
+    ) -> Self {
+        self.resource_attributes = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

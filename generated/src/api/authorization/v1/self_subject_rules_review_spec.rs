@@ -83,3 +83,73 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SelfSubjectRulesReviewSpec 
         );
     }
 }
+/// The apply configuration of [`SelfSubjectRulesReviewSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SelfSubjectRulesReviewSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SelfSubjectRulesReviewSpecApply {
+    /// Namespace to evaluate rules for. Required.
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for SelfSubjectRulesReviewSpecApply {
+    const NAME: &'static str = "SelfSubjectRulesReviewSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "namespace" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for SelfSubjectRulesReviewSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.namespace.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.namespace {
+            out.field("namespace", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SelfSubjectRulesReviewSpecApply);
+#[cfg(feature = "apply")]
+impl SelfSubjectRulesReviewSpecApply {
+    /// Sets `namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.namespace = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -202,3 +202,205 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SubjectAccessReviewSpec {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 6, &self.uid);
     }
 }
+/// The apply configuration of [`SubjectAccessReviewSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SubjectAccessReviewSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SubjectAccessReviewSpecApply {
+    /// Extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.
+    pub extra: Option<
+        ::k8s_client_runtime::Map<
+            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+        >,
+    >,
+    /// Groups is the groups you're testing for.
+    pub groups: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// NonResourceAttributes describes information for a non-resource access request
+    pub non_resource_attributes: Option<
+        ::std::boxed::Box<crate::api::authorization::v1::NonResourceAttributesApply>,
+    >,
+    /// ResourceAuthorizationAttributes describes information for a resource access request
+    pub resource_attributes: Option<
+        ::std::boxed::Box<crate::api::authorization::v1::ResourceAttributesApply>,
+    >,
+    /// UID information about the requesting user.
+    pub uid: Option<::k8s_client_runtime::LeanString>,
+    /// User is the user you're testing for. If you specify "User" but not "Groups", then is it interpreted as "What if User were not a member of any groups
+    pub user: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectAccessReviewSpecApply {
+    const NAME: &'static str = "SubjectAccessReviewSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "extra" => 0,
+                "groups" => 1,
+                "nonResourceAttributes" => 2,
+                "resourceAttributes" => 3,
+                "uid" => 4,
+                "user" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.extra = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.groups),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.non_resource_attributes,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resource_attributes,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.user),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectAccessReviewSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.extra.is_some()) + usize::from(self.groups.is_some())
+            + usize::from(self.non_resource_attributes.is_some())
+            + usize::from(self.resource_attributes.is_some())
+            + usize::from(self.uid.is_some()) + usize::from(self.user.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.extra {
+            out.field("extra", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.groups {
+            out.field("groups", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.non_resource_attributes {
+            out.field("nonResourceAttributes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_attributes {
+            out.field("resourceAttributes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.uid {
+            out.field("uid", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.user {
+            out.field("user", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SubjectAccessReviewSpecApply);
+#[cfg(feature = "apply")]
+impl SubjectAccessReviewSpecApply {
+    /// Adds the entries to `extra`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_extra(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.extra
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Appends the values to `groups` (a later call appends more).
+    #[inline]
+    pub fn with_groups(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.groups
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `nonResourceAttributes`, replacing an earlier value.
+    #[inline]
+    pub fn with_non_resource_attributes(
+        mut self,
+        value: crate::api::authorization::v1::NonResourceAttributesApply,
+    ) -> Self {
+        self.non_resource_attributes = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `resourceAttributes`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_attributes(
+        mut self,
+        value: crate::api::authorization::v1::ResourceAttributesApply,
+    ) -> Self {
+        self.resource_attributes = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.uid = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `user`, replacing an earlier value.
+    #[inline]
+    pub fn with_user(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.user = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -145,3 +145,123 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SubjectAccessReviewStatus {
         );
     }
 }
+/// The apply configuration of [`SubjectAccessReviewStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SubjectAccessReviewStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SubjectAccessReviewStatusApply {
+    /// Allowed is required. True if the action would be allowed, false otherwise.
+    pub allowed: Option<bool>,
+    /// Denied is optional. True if the action would be denied, otherwise false. If both allowed is false and denied is false, then the authorizer has no opinion on whether to authorize the action. Denied may not be true if Allowed is true.
+    pub denied: Option<bool>,
+    /// EvaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.
+    pub evaluation_error: Option<::k8s_client_runtime::LeanString>,
+    /// Reason is optional.  It indicates why a request was allowed or denied.
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for SubjectAccessReviewStatusApply {
+    const NAME: &'static str = "SubjectAccessReviewStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allowed" => 0,
+                "denied" => 1,
+                "evaluationError" => 2,
+                "reason" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.allowed = map.next_value()?,
+            1 => self.denied = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.evaluation_error,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for SubjectAccessReviewStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.allowed.is_some()) + usize::from(self.denied.is_some())
+            + usize::from(self.evaluation_error.is_some())
+            + usize::from(self.reason.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.allowed {
+            out.field("allowed", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.denied {
+            out.field("denied", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.evaluation_error {
+            out.field("evaluationError", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SubjectAccessReviewStatusApply);
+#[cfg(feature = "apply")]
+impl SubjectAccessReviewStatusApply {
+    /// Sets `allowed`, replacing an earlier value.
+    #[inline]
+    pub fn with_allowed(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.allowed = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `denied`, replacing an earlier value.
+    #[inline]
+    pub fn with_denied(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.denied = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `evaluationError`, replacing an earlier value.
+    #[inline]
+    pub fn with_evaluation_error(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.evaluation_error = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -153,3 +153,155 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SubjectRulesReviewStatus {
         );
     }
 }
+/// The apply configuration of [`SubjectRulesReviewStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SubjectRulesReviewStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SubjectRulesReviewStatusApply {
+    /// EvaluationError can appear in combination with Rules. It indicates an error occurred during rule evaluation, such as an authorizer that doesn't support rule evaluation, and that ResourceRules and/or NonResourceRules may be incomplete.
+    pub evaluation_error: Option<::k8s_client_runtime::LeanString>,
+    /// Incomplete is true when the rules returned by this call are incomplete. This is most commonly encountered when an authorizer, such as an external authorizer, doesn't support rules evaluation.
+    pub incomplete: Option<bool>,
+    /// NonResourceRules is the list of actions the subject is allowed to perform on non-resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.
+    pub non_resource_rules: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::authorization::v1::NonResourceRuleApply,
+        >,
+    >,
+    /// ResourceRules is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.
+    pub resource_rules: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::authorization::v1::ResourceRuleApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for SubjectRulesReviewStatusApply {
+    const NAME: &'static str = "SubjectRulesReviewStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "evaluationError" => 0,
+                "incomplete" => 1,
+                "nonResourceRules" => 2,
+                "resourceRules" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.evaluation_error,
+                    ),
+                )?
+            }
+            1 => self.incomplete = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.non_resource_rules,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.resource_rules,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for SubjectRulesReviewStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.evaluation_error.is_some())
+            + usize::from(self.incomplete.is_some())
+            + usize::from(self.non_resource_rules.is_some())
+            + usize::from(self.resource_rules.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.evaluation_error {
+            out.field("evaluationError", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.incomplete {
+            out.field("incomplete", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.non_resource_rules {
+            out.field("nonResourceRules", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_rules {
+            out.field("resourceRules", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SubjectRulesReviewStatusApply);
+#[cfg(feature = "apply")]
+impl SubjectRulesReviewStatusApply {
+    /// Sets `evaluationError`, replacing an earlier value.
+    #[inline]
+    pub fn with_evaluation_error(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.evaluation_error = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `incomplete`, replacing an earlier value.
+    #[inline]
+    pub fn with_incomplete(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.incomplete = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `nonResourceRules` (a later call appends more).
+    #[inline]
+    pub fn with_non_resource_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::authorization::v1::NonResourceRuleApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.non_resource_rules
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `resourceRules` (a later call appends more).
+    #[inline]
+    pub fn with_resource_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::authorization::v1::ResourceRuleApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resource_rules
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -133,3 +133,127 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerSpec
         );
     }
 }
+/// The apply configuration of [`HorizontalPodAutoscalerSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `HorizontalPodAutoscalerSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HorizontalPodAutoscalerSpecApply {
+    /// maxReplicas is the upper limit for the number of pods that can be set by the autoscaler; cannot be smaller than MinReplicas.
+    pub max_replicas: Option<i32>,
+    /// minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.
+    pub min_replicas: Option<i32>,
+    /// reference to scaled resource; horizontal pod autoscaler will learn the current resource consumption and will set the desired number of pods by using its Scale subresource.
+    pub scale_target_ref: Option<
+        crate::api::autoscaling::v1::CrossVersionObjectReferenceApply,
+    >,
+    /// targetCPUUtilizationPercentage is the target average CPU utilization (represented as a percentage of requested CPU) over all the pods; if not specified the default autoscaling policy will be used.
+    pub target_cpu_utilization_percentage: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for HorizontalPodAutoscalerSpecApply {
+    const NAME: &'static str = "HorizontalPodAutoscalerSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "maxReplicas" => 0,
+                "minReplicas" => 1,
+                "scaleTargetRef" => 2,
+                "targetCPUUtilizationPercentage" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.max_replicas = map.next_value()?,
+            1 => self.min_replicas = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.scale_target_ref,
+                        options,
+                    ),
+                )?
+            }
+            3 => self.target_cpu_utilization_percentage = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for HorizontalPodAutoscalerSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.max_replicas.is_some())
+            + usize::from(self.min_replicas.is_some())
+            + usize::from(self.scale_target_ref.is_some())
+            + usize::from(self.target_cpu_utilization_percentage.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.max_replicas {
+            out.field("maxReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.min_replicas {
+            out.field("minReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scale_target_ref {
+            out.field("scaleTargetRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .target_cpu_utilization_percentage
+        {
+            out.field("targetCPUUtilizationPercentage", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(HorizontalPodAutoscalerSpecApply);
+#[cfg(feature = "apply")]
+impl HorizontalPodAutoscalerSpecApply {
+    /// Sets `maxReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.max_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `minReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.min_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `scaleTargetRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_scale_target_ref(
+        mut self,
+        value: crate::api::autoscaling::v1::CrossVersionObjectReferenceApply,
+    ) -> Self {
+        self.scale_target_ref = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `targetCPUUtilizationPercentage`, replacing an earlier value.
+    #[inline]
+    pub fn with_target_cpu_utilization_percentage(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.target_cpu_utilization_percentage = ::std::option::Option::Some(
+            value.into(),
+        );
+        self
+    }
+}

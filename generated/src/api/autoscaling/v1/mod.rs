@@ -16,3 +16,17 @@ mod scale_spec;
 pub use self::scale_spec::ScaleSpec;
 mod scale_status;
 pub use self::scale_status::ScaleStatus;
+#[cfg(feature = "apply")]
+pub use self::cross_version_object_reference::CrossVersionObjectReferenceApply;
+#[cfg(feature = "apply")]
+pub use self::horizontal_pod_autoscaler::HorizontalPodAutoscalerApply;
+#[cfg(feature = "apply")]
+pub use self::horizontal_pod_autoscaler_spec::HorizontalPodAutoscalerSpecApply;
+#[cfg(feature = "apply")]
+pub use self::horizontal_pod_autoscaler_status::HorizontalPodAutoscalerStatusApply;
+#[cfg(feature = "apply")]
+pub use self::scale::ScaleApply;
+#[cfg(feature = "apply")]
+pub use self::scale_spec::ScaleSpecApply;
+#[cfg(feature = "apply")]
+pub use self::scale_status::ScaleStatusApply;

@@ -79,3 +79,64 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ScaleSpec {
         );
     }
 }
+/// The apply configuration of [`ScaleSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ScaleSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScaleSpecApply {
+    /// replicas is the desired number of instances for the scaled object.
+    pub replicas: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ScaleSpecApply {
+    const NAME: &'static str = "ScaleSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "replicas" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.replicas = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ScaleSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.replicas.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ScaleSpecApply);
+#[cfg(feature = "apply")]
+impl ScaleSpecApply {
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+}

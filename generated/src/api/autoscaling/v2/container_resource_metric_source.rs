@@ -118,3 +118,117 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerResourceMetricSour
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.container);
     }
 }
+/// The apply configuration of [`ContainerResourceMetricSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerResourceMetricSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerResourceMetricSourceApply {
+    /// container is the name of the container in the pods of the scaling target
+    pub container: Option<::k8s_client_runtime::LeanString>,
+    /// name is the name of the resource in question.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// target specifies the target value for the given metric
+    pub target: Option<crate::api::autoscaling::v2::MetricTargetApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ContainerResourceMetricSourceApply {
+    const NAME: &'static str = "ContainerResourceMetricSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "container" => 0,
+                "name" => 1,
+                "target" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.container),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.target,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ContainerResourceMetricSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.container.is_some()) + usize::from(self.name.is_some())
+            + usize::from(self.target.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.container {
+            out.field("container", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.target {
+            out.field("target", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerResourceMetricSourceApply);
+#[cfg(feature = "apply")]
+impl ContainerResourceMetricSourceApply {
+    /// Sets `container`, replacing an earlier value.
+    #[inline]
+    pub fn with_container(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.container = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `target`, replacing an earlier value.
+    #[inline]
+    pub fn with_target(
+        mut self,
+        value: crate::api::autoscaling::v2::MetricTargetApply,
+    ) -> Self {
+        self.target = ::std::option::Option::Some(value);
+        self
+    }
+}

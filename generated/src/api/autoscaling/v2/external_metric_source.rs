@@ -101,3 +101,97 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ExternalMetricSource {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.target);
     }
 }
+/// The apply configuration of [`ExternalMetricSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ExternalMetricSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExternalMetricSourceApply {
+    /// metric identifies the target metric by name and selector
+    pub metric: Option<crate::api::autoscaling::v2::MetricIdentifierApply>,
+    /// target specifies the target value for the given metric
+    pub target: Option<crate::api::autoscaling::v2::MetricTargetApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ExternalMetricSourceApply {
+    const NAME: &'static str = "ExternalMetricSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "metric" => 0,
+                "target" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metric,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.target,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ExternalMetricSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.metric.is_some()) + usize::from(self.target.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.metric {
+            out.field("metric", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.target {
+            out.field("target", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ExternalMetricSourceApply);
+#[cfg(feature = "apply")]
+impl ExternalMetricSourceApply {
+    /// Sets `metric`, replacing an earlier value.
+    #[inline]
+    pub fn with_metric(
+        mut self,
+        value: crate::api::autoscaling::v2::MetricIdentifierApply,
+    ) -> Self {
+        self.metric = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `target`, replacing an earlier value.
+    #[inline]
+    pub fn with_target(
+        mut self,
+        value: crate::api::autoscaling::v2::MetricTargetApply,
+    ) -> Self {
+        self.target = ::std::option::Option::Some(value);
+        self
+    }
+}

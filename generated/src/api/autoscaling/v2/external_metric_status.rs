@@ -101,3 +101,97 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ExternalMetricStatus {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.current);
     }
 }
+/// The apply configuration of [`ExternalMetricStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ExternalMetricStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExternalMetricStatusApply {
+    /// current contains the current value for the given metric
+    pub current: Option<crate::api::autoscaling::v2::MetricValueStatusApply>,
+    /// metric identifies the target metric by name and selector
+    pub metric: Option<crate::api::autoscaling::v2::MetricIdentifierApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ExternalMetricStatusApply {
+    const NAME: &'static str = "ExternalMetricStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "current" => 0,
+                "metric" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.current,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metric,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ExternalMetricStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.current.is_some()) + usize::from(self.metric.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.current {
+            out.field("current", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.metric {
+            out.field("metric", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ExternalMetricStatusApply);
+#[cfg(feature = "apply")]
+impl ExternalMetricStatusApply {
+    /// Sets `current`, replacing an earlier value.
+    #[inline]
+    pub fn with_current(
+        mut self,
+        value: crate::api::autoscaling::v2::MetricValueStatusApply,
+    ) -> Self {
+        self.current = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `metric`, replacing an earlier value.
+    #[inline]
+    pub fn with_metric(
+        mut self,
+        value: crate::api::autoscaling::v2::MetricIdentifierApply,
+    ) -> Self {
+        self.metric = ::std::option::Option::Some(value);
+        self
+    }
+}

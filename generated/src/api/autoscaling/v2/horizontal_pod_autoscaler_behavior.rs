@@ -115,3 +115,107 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerBeha
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.scale_down);
     }
 }
+/// The apply configuration of [`HorizontalPodAutoscalerBehavior`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `HorizontalPodAutoscalerBehaviorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HorizontalPodAutoscalerBehaviorApply {
+    /// scaleDown is scaling policy for scaling Down. If not set, the default value is to allow to scale down to minReplicas pods, with a 300 second stabilization window (i.e., the highest recommendation for the last 300sec is used).
+    pub scale_down: Option<
+        ::std::boxed::Box<crate::api::autoscaling::v2::HPAScalingRulesApply>,
+    >,
+    /// scaleUp is scaling policy for scaling Up. If not set, the default value is the higher of:
+    ///   * increase no more than 4 pods per 60 seconds
+    ///   * double the number of pods per 60 seconds
+    /// No stabilization is used.
+    pub scale_up: Option<
+        ::std::boxed::Box<crate::api::autoscaling::v2::HPAScalingRulesApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for HorizontalPodAutoscalerBehaviorApply {
+    const NAME: &'static str = "HorizontalPodAutoscalerBehaviorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "scaleDown" => 0,
+                "scaleUp" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scale_down,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scale_up,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for HorizontalPodAutoscalerBehaviorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.scale_down.is_some())
+            + usize::from(self.scale_up.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.scale_down {
+            out.field("scaleDown", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scale_up {
+            out.field("scaleUp", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(HorizontalPodAutoscalerBehaviorApply);
+#[cfg(feature = "apply")]
+impl HorizontalPodAutoscalerBehaviorApply {
+    /// Sets `scaleDown`, replacing an earlier value.
+    #[inline]
+    pub fn with_scale_down(
+        mut self,
+        value: crate::api::autoscaling::v2::HPAScalingRulesApply,
+    ) -> Self {
+        self.scale_down = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `scaleUp`, replacing an earlier value.
+    #[inline]
+    pub fn with_scale_up(
+        mut self,
+        value: crate::api::autoscaling::v2::HPAScalingRulesApply,
+    ) -> Self {
+        self.scale_up = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -164,3 +164,166 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerSpec
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 5, &self.behavior);
     }
 }
+/// The apply configuration of [`HorizontalPodAutoscalerSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `HorizontalPodAutoscalerSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HorizontalPodAutoscalerSpecApply {
+    /// behavior configures the scaling behavior of the target in both Up and Down directions (scaleUp and scaleDown fields respectively). If not set, the default HPAScalingRules for scale up and scale down are used.
+    pub behavior: Option<
+        ::std::boxed::Box<
+            crate::api::autoscaling::v2::HorizontalPodAutoscalerBehaviorApply,
+        >,
+    >,
+    /// maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.
+    pub max_replicas: Option<i32>,
+    /// metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.
+    pub metrics: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::autoscaling::v2::MetricSpecApply>,
+    >,
+    /// minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.
+    pub min_replicas: Option<i32>,
+    /// scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.
+    pub scale_target_ref: Option<
+        crate::api::autoscaling::v2::CrossVersionObjectReferenceApply,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for HorizontalPodAutoscalerSpecApply {
+    const NAME: &'static str = "HorizontalPodAutoscalerSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "behavior" => 0,
+                "maxReplicas" => 1,
+                "metrics" => 2,
+                "minReplicas" => 3,
+                "scaleTargetRef" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.behavior,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.max_replicas = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.metrics,
+                        options,
+                    ),
+                )?
+            }
+            3 => self.min_replicas = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.scale_target_ref,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for HorizontalPodAutoscalerSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.behavior.is_some())
+            + usize::from(self.max_replicas.is_some())
+            + usize::from(self.metrics.is_some())
+            + usize::from(self.min_replicas.is_some())
+            + usize::from(self.scale_target_ref.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.behavior {
+            out.field("behavior", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_replicas {
+            out.field("maxReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.metrics {
+            out.field("metrics", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.min_replicas {
+            out.field("minReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scale_target_ref {
+            out.field("scaleTargetRef", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(HorizontalPodAutoscalerSpecApply);
+#[cfg(feature = "apply")]
+impl HorizontalPodAutoscalerSpecApply {
+    /// Sets `behavior`, replacing an earlier value.
+    #[inline]
+    pub fn with_behavior(
+        mut self,
+        value: crate::api::autoscaling::v2::HorizontalPodAutoscalerBehaviorApply,
+    ) -> Self {
+        self.behavior = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `maxReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.max_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `metrics` (a later call appends more).
+    #[inline]
+    pub fn with_metrics(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::autoscaling::v2::MetricSpecApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.metrics
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `minReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.min_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `scaleTargetRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_scale_target_ref(
+        mut self,
+        value: crate::api::autoscaling::v2::CrossVersionObjectReferenceApply,
+    ) -> Self {
+        self.scale_target_ref = ::std::option::Option::Some(value);
+        self
+    }
+}

@@ -191,3 +191,186 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerStat
         }
     }
 }
+/// The apply configuration of [`HorizontalPodAutoscalerStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `HorizontalPodAutoscalerStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HorizontalPodAutoscalerStatusApply {
+    /// conditions is the set of conditions required for this autoscaler to scale its target, and indicates whether or not those conditions are met.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::autoscaling::v2::HorizontalPodAutoscalerConditionApply,
+        >,
+    >,
+    /// currentMetrics is the last read state of the metrics used by this autoscaler.
+    pub current_metrics: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::autoscaling::v2::MetricStatusApply>,
+    >,
+    /// currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.
+    pub current_replicas: Option<i32>,
+    /// desiredReplicas is the desired number of replicas of pods managed by this autoscaler, as last calculated by the autoscaler.
+    pub desired_replicas: Option<i32>,
+    /// lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods, used by the autoscaler to control how often the number of pods is changed.
+    pub last_scale_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// observedGeneration is the most recent generation observed by this autoscaler.
+    pub observed_generation: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for HorizontalPodAutoscalerStatusApply {
+    const NAME: &'static str = "HorizontalPodAutoscalerStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conditions" => 0,
+                "currentMetrics" => 1,
+                "currentReplicas" => 2,
+                "desiredReplicas" => 3,
+                "lastScaleTime" => 4,
+                "observedGeneration" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.current_metrics,
+                        options,
+                    ),
+                )?
+            }
+            2 => self.current_replicas = map.next_value()?,
+            3 => self.desired_replicas = map.next_value()?,
+            4 => self.last_scale_time = map.next_value()?,
+            5 => self.observed_generation = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for HorizontalPodAutoscalerStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.conditions.is_some())
+            + usize::from(self.current_metrics.is_some())
+            + usize::from(self.current_replicas.is_some())
+            + usize::from(self.desired_replicas.is_some())
+            + usize::from(self.last_scale_time.is_some())
+            + usize::from(self.observed_generation.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.current_metrics {
+            out.field("currentMetrics", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.current_replicas {
+            out.field("currentReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.desired_replicas {
+            out.field("desiredReplicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.last_scale_time {
+            out.field("lastScaleTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(HorizontalPodAutoscalerStatusApply);
+#[cfg(feature = "apply")]
+impl HorizontalPodAutoscalerStatusApply {
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::autoscaling::v2::HorizontalPodAutoscalerConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `currentMetrics` (a later call appends more).
+    #[inline]
+    pub fn with_current_metrics(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::autoscaling::v2::MetricStatusApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.current_metrics
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `currentReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_current_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.current_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `desiredReplicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_desired_replicas(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.desired_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `lastScaleTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_scale_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_scale_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+}

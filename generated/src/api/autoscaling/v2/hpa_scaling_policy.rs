@@ -105,3 +105,98 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for HPAScalingPolicy {
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.period_seconds);
     }
 }
+/// The apply configuration of [`HPAScalingPolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `HPAScalingPolicyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HPAScalingPolicyApply {
+    /// periodSeconds specifies the window of time for which the policy should hold true. PeriodSeconds must be greater than zero and less than or equal to 1800 (30 min).
+    pub period_seconds: Option<i32>,
+    /// type is used to specify the scaling policy.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+    /// value contains the amount of change which is permitted by the policy. It must be greater than zero
+    pub value: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for HPAScalingPolicyApply {
+    const NAME: &'static str = "HPAScalingPolicyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "periodSeconds" => 0,
+                "type" => 1,
+                "value" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.period_seconds = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            2 => self.value = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for HPAScalingPolicyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.period_seconds.is_some())
+            + usize::from(self.type_.is_some()) + usize::from(self.value.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.period_seconds {
+            out.field("periodSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value {
+            out.field("value", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(HPAScalingPolicyApply);
+#[cfg(feature = "apply")]
+impl HPAScalingPolicyApply {
+    /// Sets `periodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_period_seconds(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.period_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `value`, replacing an earlier value.
+    #[inline]
+    pub fn with_value(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.value = ::std::option::Option::Some(value.into());
+        self
+    }
+}

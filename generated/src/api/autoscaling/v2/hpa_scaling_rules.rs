@@ -155,3 +155,145 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for HPAScalingRules {
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.tolerance);
     }
 }
+/// The apply configuration of [`HPAScalingRules`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `HPAScalingRulesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HPAScalingRulesApply {
+    /// policies is a list of potential scaling polices which can be used during scaling. If not set, use the default values: - For scale up: allow doubling the number of pods, or an absolute change of 4 pods in a 15s window. - For scale down: allow all pods to be removed in a 15s window.
+    pub policies: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::autoscaling::v2::HPAScalingPolicyApply>,
+    >,
+    /// selectPolicy is used to specify which policy should be used. If not set, the default value Max is used.
+    pub select_policy: Option<::k8s_client_runtime::LeanString>,
+    /// stabilizationWindowSeconds is the number of seconds for which past recommendations should be considered while scaling up or scaling down. StabilizationWindowSeconds must be greater than or equal to zero and less than or equal to 3600 (one hour). If not set, use the default values: - For scale up: 0 (i.e. no stabilization is done). - For scale down: 300 (i.e. the stabilization window is 300 seconds long).
+    pub stabilization_window_seconds: Option<i32>,
+    /// tolerance is the tolerance on the ratio between the current and desired metric value under which no updates are made to the desired number of replicas (e.g. 0.01 for 1%). Must be greater than or equal to zero. If not set, the default cluster-wide tolerance is applied (by default 10%).
+    ///
+    /// For example, if autoscaling is configured with a memory consumption target of 100Mi, and scale-down and scale-up tolerances of 5% and 1% respectively, scaling will be triggered when the actual consumption falls below 95Mi or exceeds 101Mi.
+    ///
+    /// This is an beta field and requires the HPAConfigurableTolerance feature gate to be enabled.
+    pub tolerance: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for HPAScalingRulesApply {
+    const NAME: &'static str = "HPAScalingRulesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "policies" => 0,
+                "selectPolicy" => 1,
+                "stabilizationWindowSeconds" => 2,
+                "tolerance" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.policies,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.select_policy,
+                    ),
+                )?
+            }
+            2 => self.stabilization_window_seconds = map.next_value()?,
+            3 => self.tolerance = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for HPAScalingRulesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.policies.is_some())
+            + usize::from(self.select_policy.is_some())
+            + usize::from(self.stabilization_window_seconds.is_some())
+            + usize::from(self.tolerance.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.policies {
+            out.field("policies", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.select_policy {
+            out.field("selectPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.stabilization_window_seconds {
+            out.field("stabilizationWindowSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tolerance {
+            out.field("tolerance", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(HPAScalingRulesApply);
+#[cfg(feature = "apply")]
+impl HPAScalingRulesApply {
+    /// Appends the values to `policies` (a later call appends more).
+    #[inline]
+    pub fn with_policies(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::autoscaling::v2::HPAScalingPolicyApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.policies
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `selectPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_select_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.select_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `stabilizationWindowSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_stabilization_window_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.stabilization_window_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `tolerance`, replacing an earlier value.
+    #[inline]
+    pub fn with_tolerance(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.tolerance = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -102,3 +102,96 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for MetricIdentifier {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.selector);
     }
 }
+/// The apply configuration of [`MetricIdentifier`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `MetricIdentifierApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricIdentifierApply {
+    /// name is the name of the given metric
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// selector is the string-encoded form of a standard kubernetes label selector for the given metric When set, it is passed as an additional parameter to the metrics server for more specific metrics scoping. When unset, just the metricName will be used to gather metrics.
+    pub selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for MetricIdentifierApply {
+    const NAME: &'static str = "MetricIdentifierApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "name" => 0,
+                "selector" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricIdentifierApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.name.is_some()) + usize::from(self.selector.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(MetricIdentifierApply);
+#[cfg(feature = "apply")]
+impl MetricIdentifierApply {
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

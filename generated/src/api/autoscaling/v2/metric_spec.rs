@@ -206,3 +206,203 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for MetricSpec {
         );
     }
 }
+/// The apply configuration of [`MetricSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `MetricSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricSpecApply {
+    /// containerResource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing a single container in each pod of the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.
+    pub container_resource: Option<
+        ::std::boxed::Box<
+            crate::api::autoscaling::v2::ContainerResourceMetricSourceApply,
+        >,
+    >,
+    /// external refers to a global metric that is not associated with any Kubernetes object. It allows autoscaling based on information coming from components running outside of cluster (for example length of queue in cloud messaging service, or QPS from loadbalancer running outside of cluster).
+    pub external: Option<
+        ::std::boxed::Box<crate::api::autoscaling::v2::ExternalMetricSourceApply>,
+    >,
+    /// object refers to a metric describing a single kubernetes object (for example, hits-per-second on an Ingress object).
+    pub object: Option<
+        ::std::boxed::Box<crate::api::autoscaling::v2::ObjectMetricSourceApply>,
+    >,
+    /// pods refers to a metric describing each pod in the current scale target (for example, transactions-processed-per-second).  The values will be averaged together before being compared to the target value.
+    pub pods: Option<
+        ::std::boxed::Box<crate::api::autoscaling::v2::PodsMetricSourceApply>,
+    >,
+    /// resource refers to a resource metric (such as those specified in requests and limits) known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory). Such metrics are built in to Kubernetes, and have special scaling options on top of those available to normal per-pod metrics using the "pods" source.
+    pub resource: Option<
+        ::std::boxed::Box<crate::api::autoscaling::v2::ResourceMetricSourceApply>,
+    >,
+    /// type is the type of metric source.  It should be one of "ContainerResource", "External", "Object", "Pods" or "Resource", each mapping to a matching field in the object.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for MetricSpecApply {
+    const NAME: &'static str = "MetricSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "containerResource" => 0,
+                "external" => 1,
+                "object" => 2,
+                "pods" => 3,
+                "resource" => 4,
+                "type" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.container_resource,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.external,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.object,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.pods,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resource,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.container_resource.is_some())
+            + usize::from(self.external.is_some()) + usize::from(self.object.is_some())
+            + usize::from(self.pods.is_some()) + usize::from(self.resource.is_some())
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.container_resource {
+            out.field("containerResource", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.external {
+            out.field("external", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.object {
+            out.field("object", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pods {
+            out.field("pods", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource {
+            out.field("resource", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(MetricSpecApply);
+#[cfg(feature = "apply")]
+impl MetricSpecApply {
+    /// Sets `containerResource`, replacing an earlier value.
+    #[inline]
+    pub fn with_container_resource(
+        mut self,
+        value: crate::api::autoscaling::v2::ContainerResourceMetricSourceApply,
+    ) -> Self {
+        self.container_resource = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `external`, replacing an earlier value.
+    #[inline]
+    pub fn with_external(
+        mut self,
+        value: crate::api::autoscaling::v2::ExternalMetricSourceApply,
+    ) -> Self {
+        self.external = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `object`, replacing an earlier value.
+    #[inline]
+    pub fn with_object(
+        mut self,
+        value: crate::api::autoscaling::v2::ObjectMetricSourceApply,
+    ) -> Self {
+        self.object = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `pods`, replacing an earlier value.
+    #[inline]
+    pub fn with_pods(
+        mut self,
+        value: crate::api::autoscaling::v2::PodsMetricSourceApply,
+    ) -> Self {
+        self.pods = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `resource`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource(
+        mut self,
+        value: crate::api::autoscaling::v2::ResourceMetricSourceApply,
+    ) -> Self {
+        self.resource = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

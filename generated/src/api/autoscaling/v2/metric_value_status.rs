@@ -113,3 +113,105 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for MetricValueStatus {
         );
     }
 }
+/// The apply configuration of [`MetricValueStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `MetricValueStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetricValueStatusApply {
+    /// currentAverageUtilization is the current value of the average of the resource metric across all relevant pods, represented as a percentage of the requested value of the resource for the pods.
+    pub average_utilization: Option<i32>,
+    /// averageValue is the current value of the average of the metric across all relevant pods (as a quantity)
+    pub average_value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    /// value is the current value of the metric (as a quantity).
+    pub value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for MetricValueStatusApply {
+    const NAME: &'static str = "MetricValueStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "averageUtilization" => 0,
+                "averageValue" => 1,
+                "value" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.average_utilization = map.next_value()?,
+            1 => self.average_value = map.next_value()?,
+            2 => self.value = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricValueStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.average_utilization.is_some())
+            + usize::from(self.average_value.is_some())
+            + usize::from(self.value.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.average_utilization {
+            out.field("averageUtilization", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.average_value {
+            out.field("averageValue", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value {
+            out.field("value", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(MetricValueStatusApply);
+#[cfg(feature = "apply")]
+impl MetricValueStatusApply {
+    /// Sets `averageUtilization`, replacing an earlier value.
+    #[inline]
+    pub fn with_average_utilization(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.average_utilization = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `averageValue`, replacing an earlier value.
+    #[inline]
+    pub fn with_average_value(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.average_value = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `value`, replacing an earlier value.
+    #[inline]
+    pub fn with_value(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.value = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -122,3 +122,123 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ObjectMetricSource {
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.metric);
     }
 }
+/// The apply configuration of [`ObjectMetricSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ObjectMetricSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectMetricSourceApply {
+    /// describedObject specifies the descriptions of a object,such as kind,name apiVersion
+    pub described_object: Option<
+        crate::api::autoscaling::v2::CrossVersionObjectReferenceApply,
+    >,
+    /// metric identifies the target metric by name and selector
+    pub metric: Option<crate::api::autoscaling::v2::MetricIdentifierApply>,
+    /// target specifies the target value for the given metric
+    pub target: Option<crate::api::autoscaling::v2::MetricTargetApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMetricSourceApply {
+    const NAME: &'static str = "ObjectMetricSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "describedObject" => 0,
+                "metric" => 1,
+                "target" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.described_object,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metric,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.target,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMetricSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.described_object.is_some())
+            + usize::from(self.metric.is_some()) + usize::from(self.target.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.described_object {
+            out.field("describedObject", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.metric {
+            out.field("metric", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.target {
+            out.field("target", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ObjectMetricSourceApply);
+#[cfg(feature = "apply")]
+impl ObjectMetricSourceApply {
+    /// Sets `describedObject`, replacing an earlier value.
+    #[inline]
+    pub fn with_described_object(
+        mut self,
+        value: crate::api::autoscaling::v2::CrossVersionObjectReferenceApply,
+    ) -> Self {
+        self.described_object = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `metric`, replacing an earlier value.
+    #[inline]
+    pub fn with_metric(
+        mut self,
+        value: crate::api::autoscaling::v2::MetricIdentifierApply,
+    ) -> Self {
+        self.metric = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `target`, replacing an earlier value.
+    #[inline]
+    pub fn with_target(
+        mut self,
+        value: crate::api::autoscaling::v2::MetricTargetApply,
+    ) -> Self {
+        self.target = ::std::option::Option::Some(value);
+        self
+    }
+}

@@ -98,3 +98,94 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceMetricStatus {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.current);
     }
 }
+/// The apply configuration of [`ResourceMetricStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceMetricStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceMetricStatusApply {
+    /// current contains the current value for the given metric
+    pub current: Option<crate::api::autoscaling::v2::MetricValueStatusApply>,
+    /// name is the name of the resource in question.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceMetricStatusApply {
+    const NAME: &'static str = "ResourceMetricStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "current" => 0,
+                "name" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.current,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceMetricStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.current.is_some()) + usize::from(self.name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.current {
+            out.field("current", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceMetricStatusApply);
+#[cfg(feature = "apply")]
+impl ResourceMetricStatusApply {
+    /// Sets `current`, replacing an earlier value.
+    #[inline]
+    pub fn with_current(
+        mut self,
+        value: crate::api::autoscaling::v2::MetricValueStatusApply,
+    ) -> Self {
+        self.current = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -231,3 +231,210 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CronJobSpec {
         ::k8s_client_runtime::protobuf::encode::option(writer, 8, &self.time_zone);
     }
 }
+/// The apply configuration of [`CronJobSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CronJobSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CronJobSpecApply {
+    /// Specifies how to treat concurrent executions of a Job. Valid values are:
+    ///
+    /// - "Allow" (default): allows CronJobs to run concurrently; - "Forbid": forbids concurrent runs, skipping next run if previous run hasn't finished yet; - "Replace": cancels currently running job and replaces it with a new one
+    ///
+    /// Possible enum values:
+    ///  - `"Allow"` allows CronJobs to run concurrently.
+    ///  - `"Forbid"` forbids concurrent runs, skipping next run if previous hasn't finished yet.
+    ///  - `"Replace"` cancels currently running job and replaces it with a new one.
+    pub concurrency_policy: Option<::k8s_client_runtime::LeanString>,
+    /// The number of failed finished jobs to retain. Value must be non-negative integer. Defaults to 1.
+    pub failed_jobs_history_limit: Option<i32>,
+    /// Specifies the job that will be created when executing a CronJob.
+    pub job_template: Option<crate::api::batch::v1::JobTemplateSpecApply>,
+    /// The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.
+    pub schedule: Option<::k8s_client_runtime::LeanString>,
+    /// Optional deadline in seconds for starting the job if it misses scheduled time for any reason.  Missed jobs executions will be counted as failed ones.
+    pub starting_deadline_seconds: Option<i64>,
+    /// The number of successful finished jobs to retain. Value must be non-negative integer. Defaults to 3.
+    pub successful_jobs_history_limit: Option<i32>,
+    /// This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.
+    pub suspend: Option<bool>,
+    /// The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones
+    pub time_zone: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CronJobSpecApply {
+    const NAME: &'static str = "CronJobSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "concurrencyPolicy" => 0,
+                "failedJobsHistoryLimit" => 1,
+                "jobTemplate" => 2,
+                "schedule" => 3,
+                "startingDeadlineSeconds" => 4,
+                "successfulJobsHistoryLimit" => 5,
+                "suspend" => 6,
+                "timeZone" => 7,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.concurrency_policy,
+                    ),
+                )?
+            }
+            1 => self.failed_jobs_history_limit = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.job_template,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.schedule),
+                )?
+            }
+            4 => self.starting_deadline_seconds = map.next_value()?,
+            5 => self.successful_jobs_history_limit = map.next_value()?,
+            6 => self.suspend = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.time_zone),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CronJobSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.concurrency_policy.is_some())
+            + usize::from(self.failed_jobs_history_limit.is_some())
+            + usize::from(self.job_template.is_some())
+            + usize::from(self.schedule.is_some())
+            + usize::from(self.starting_deadline_seconds.is_some())
+            + usize::from(self.successful_jobs_history_limit.is_some())
+            + usize::from(self.suspend.is_some()) + usize::from(self.time_zone.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.concurrency_policy {
+            out.field("concurrencyPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.failed_jobs_history_limit {
+            out.field("failedJobsHistoryLimit", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.job_template {
+            out.field("jobTemplate", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.schedule {
+            out.field("schedule", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.starting_deadline_seconds {
+            out.field("startingDeadlineSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.successful_jobs_history_limit {
+            out.field("successfulJobsHistoryLimit", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.suspend {
+            out.field("suspend", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.time_zone {
+            out.field("timeZone", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CronJobSpecApply);
+#[cfg(feature = "apply")]
+impl CronJobSpecApply {
+    /// Sets `concurrencyPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_concurrency_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.concurrency_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `failedJobsHistoryLimit`, replacing an earlier value.
+    #[inline]
+    pub fn with_failed_jobs_history_limit(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.failed_jobs_history_limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `jobTemplate`, replacing an earlier value.
+    #[inline]
+    pub fn with_job_template(
+        mut self,
+        value: crate::api::batch::v1::JobTemplateSpecApply,
+    ) -> Self {
+        self.job_template = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `schedule`, replacing an earlier value.
+    #[inline]
+    pub fn with_schedule(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.schedule = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `startingDeadlineSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_starting_deadline_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.starting_deadline_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `successfulJobsHistoryLimit`, replacing an earlier value.
+    #[inline]
+    pub fn with_successful_jobs_history_limit(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.successful_jobs_history_limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `suspend`, replacing an earlier value.
+    #[inline]
+    pub fn with_suspend(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.suspend = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `timeZone`, replacing an earlier value.
+    #[inline]
+    pub fn with_time_zone(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.time_zone = ::std::option::Option::Some(value.into());
+        self
+    }
+}

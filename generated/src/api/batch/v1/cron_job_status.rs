@@ -128,3 +128,114 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CronJobStatus {
         );
     }
 }
+/// The apply configuration of [`CronJobStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CronJobStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CronJobStatusApply {
+    /// A list of pointers to currently running jobs.
+    pub active: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ObjectReferenceApply>,
+    >,
+    /// Information when was the last time the job was successfully scheduled.
+    pub last_schedule_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Information when was the last time the job successfully completed.
+    pub last_successful_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CronJobStatusApply {
+    const NAME: &'static str = "CronJobStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "active" => 0,
+                "lastScheduleTime" => 1,
+                "lastSuccessfulTime" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.active,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.last_schedule_time = map.next_value()?,
+            2 => self.last_successful_time = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CronJobStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.active.is_some())
+            + usize::from(self.last_schedule_time.is_some())
+            + usize::from(self.last_successful_time.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.active {
+            out.field("active", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.last_schedule_time {
+            out.field("lastScheduleTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.last_successful_time {
+            out.field("lastSuccessfulTime", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CronJobStatusApply);
+#[cfg(feature = "apply")]
+impl CronJobStatusApply {
+    /// Appends the values to `active` (a later call appends more).
+    #[inline]
+    pub fn with_active(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ObjectReferenceApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.active.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `lastScheduleTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_schedule_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_schedule_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `lastSuccessfulTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_successful_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_successful_time = ::std::option::Option::Some(value.into());
+        self
+    }
+}

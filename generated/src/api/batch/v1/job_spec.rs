@@ -422,3 +422,380 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for JobSpec {
         );
     }
 }
+/// The apply configuration of [`JobSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `JobSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JobSpecApply {
+    /// Specifies the duration in seconds relative to the startTime that the job may be continuously active before the system tries to terminate it; value must be positive integer. If a Job is suspended (at creation or through an update), this timer will effectively be stopped and reset when the Job is resumed again.
+    pub active_deadline_seconds: Option<i64>,
+    /// Specifies the number of retries before marking this job failed. Defaults to 6, unless backoffLimitPerIndex (only Indexed Job) is specified. When backoffLimitPerIndex is specified, backoffLimit defaults to 2147483647.
+    pub backoff_limit: Option<i32>,
+    /// Specifies the limit for the number of retries within an index before marking this index as failed. When enabled the number of failures per index is kept in the pod's batch.kubernetes.io/job-index-failure-count annotation. It can only be set when Job's completionMode=Indexed, and the Pod's restart policy is Never. The field is immutable.
+    pub backoff_limit_per_index: Option<i32>,
+    /// completionMode specifies how Pod completions are tracked. It can be `NonIndexed` (default) or `Indexed`.
+    ///
+    /// `NonIndexed` means that the Job is considered complete when there have been .spec.completions successfully completed Pods. Each Pod completion is homologous to each other.
+    ///
+    /// `Indexed` means that the Pods of a Job get an associated completion index from 0 to (.spec.completions - 1), available in the annotation batch.kubernetes.io/job-completion-index. The Job is considered complete when there is one successfully completed Pod for each index. When value is `Indexed`, .spec.completions must be specified and `.spec.parallelism` must be less than or equal to 10^5. In addition, The Pod name takes the form `$(job-name)-$(index)-$(random-string)`, the Pod hostname takes the form `$(job-name)-$(index)`.
+    ///
+    /// More completion modes can be added in the future. If the Job controller observes a mode that it doesn't recognize, which is possible during upgrades due to version skew, the controller skips updates for the Job.
+    ///
+    /// Possible enum values:
+    ///  - `"Indexed"` is a Job completion mode. In this mode, the Pods of a Job get an associated completion index from 0 to (.spec.completions - 1). The Job is considered complete when a Pod completes for each completion index.
+    ///  - `"NonIndexed"` is a Job completion mode. In this mode, the Job is considered complete when there have been .spec.completions successfully completed Pods. Pod completions are homologous to each other.
+    pub completion_mode: Option<::k8s_client_runtime::LeanString>,
+    /// Specifies the desired number of successfully finished pods the job should be run with.  Setting to null means that the success of any pod signals the success of all pods, and allows parallelism to have any positive value.  Setting to 1 means that parallelism is limited to 1 and the success of that pod signals the success of the job. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
+    pub completions: Option<i32>,
+    /// ManagedBy field indicates the controller that manages a Job. The k8s Job controller reconciles jobs which don't have this field at all or the field value is the reserved string `kubernetes.io/job-controller`, but skips reconciling Jobs with a custom value for this field. The value must be a valid domain-prefixed path (e.g. acme.io/foo) - all characters before the first "/" must be a valid subdomain as defined by RFC 1123. All characters trailing the first "/" must be valid HTTP Path characters as defined by RFC 3986. The value cannot exceed 63 characters. This field is immutable.
+    pub managed_by: Option<::k8s_client_runtime::LeanString>,
+    /// manualSelector controls generation of pod labels and pod selectors. Leave `manualSelector` unset unless you are certain what you are doing. When false or unset, the system pick labels unique to this job and appends those labels to the pod template.  When true, the user is responsible for picking unique labels and specifying the selector.  Failure to pick a unique label may cause this and other jobs to not function correctly.  However, You may see `manualSelector=true` in jobs that were created with the old `extensions/v1beta1` API. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/#specifying-your-own-pod-selector
+    pub manual_selector: Option<bool>,
+    /// Specifies the maximal number of failed indexes before marking the Job as failed, when backoffLimitPerIndex is set. Once the number of failed indexes exceeds this number the entire Job is marked as Failed and its execution is terminated. When left as null the job continues execution of all of its indexes and is marked with the `Complete` Job condition. It can only be specified when backoffLimitPerIndex is set. It can be null or up to completions. It is required and must be less than or equal to 10^4 when is completions greater than 10^5.
+    pub max_failed_indexes: Option<i32>,
+    /// Specifies the maximum desired number of pods the job should run at any given time. The actual number of pods running in steady state will be less than this number when ((.spec.completions - .status.successful) < .spec.parallelism), i.e. when the work left to do is less than max parallelism. More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
+    pub parallelism: Option<i32>,
+    /// Specifies the policy of handling failed pods. In particular, it allows to specify the set of actions and conditions which need to be satisfied to take the associated action. If empty, the default behaviour applies - the counter of failed pods, represented by the jobs's .status.failed field, is incremented and it is checked against the backoffLimit. This field cannot be used in combination with restartPolicy=OnFailure.
+    pub pod_failure_policy: Option<
+        ::std::boxed::Box<crate::api::batch::v1::PodFailurePolicyApply>,
+    >,
+    /// podReplacementPolicy specifies when to create replacement Pods. Possible values are: - TerminatingOrFailed means that we recreate pods
+    ///   when they are terminating (has a metadata.deletionTimestamp) or failed.
+    /// - Failed means to wait until a previously created Pod is fully terminated (has phase
+    ///   Failed or Succeeded) before creating a replacement Pod.
+    ///
+    /// When using podFailurePolicy, Failed is the the only allowed value. TerminatingOrFailed and Failed are allowed values when podFailurePolicy is not in use.
+    ///
+    /// Possible enum values:
+    ///  - `"Failed"` means to wait until a previously created Pod is fully terminated (has phase Failed or Succeeded) before creating a replacement Pod.
+    ///  - `"TerminatingOrFailed"` means that we recreate pods when they are terminating (has a metadata.deletionTimestamp) or failed.
+    pub pod_replacement_policy: Option<::k8s_client_runtime::LeanString>,
+    /// A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
+    pub selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+    /// successPolicy specifies the policy when the Job can be declared as succeeded. If empty, the default behavior applies - the Job is declared as succeeded only when the number of succeeded pods equals to the completions. When the field is specified, it must be immutable and works only for the Indexed Jobs. Once the Job meets the SuccessPolicy, the lingering pods are terminated.
+    pub success_policy: Option<
+        ::std::boxed::Box<crate::api::batch::v1::SuccessPolicyApply>,
+    >,
+    /// suspend specifies whether the Job controller should create Pods or not. If a Job is created with suspend set to true, no Pods are created by the Job controller. If a Job is suspended after creation (i.e. the flag goes from false to true), the Job controller will delete all active Pods associated with this Job. Users must design their workload to gracefully handle this. Suspending a Job will reset the StartTime field of the Job, effectively resetting the ActiveDeadlineSeconds timer too. Defaults to false.
+    pub suspend: Option<bool>,
+    /// Describes the pod that will be created when executing a job. The only allowed template.spec.restartPolicy values are "Never" or "OnFailure". More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
+    pub template: Option<crate::api::core::v1::PodTemplateSpecApply>,
+    /// ttlSecondsAfterFinished limits the lifetime of a Job that has finished execution (either Complete or Failed). If this field is set, ttlSecondsAfterFinished after the Job finishes, it is eligible to be automatically deleted. When the Job is being deleted, its lifecycle guarantees (e.g. finalizers) will be honored. If this field is unset, the Job won't be automatically deleted. If this field is set to zero, the Job becomes eligible to be deleted immediately after it finishes.
+    pub ttl_seconds_after_finished: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for JobSpecApply {
+    const NAME: &'static str = "JobSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "activeDeadlineSeconds" => 0,
+                "backoffLimit" => 1,
+                "backoffLimitPerIndex" => 2,
+                "completionMode" => 3,
+                "completions" => 4,
+                "managedBy" => 5,
+                "manualSelector" => 6,
+                "maxFailedIndexes" => 7,
+                "parallelism" => 8,
+                "podFailurePolicy" => 9,
+                "podReplacementPolicy" => 10,
+                "selector" => 11,
+                "successPolicy" => 12,
+                "suspend" => 13,
+                "template" => 14,
+                "ttlSecondsAfterFinished" => 15,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.active_deadline_seconds = map.next_value()?,
+            1 => self.backoff_limit = map.next_value()?,
+            2 => self.backoff_limit_per_index = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.completion_mode,
+                    ),
+                )?
+            }
+            4 => self.completions = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.managed_by),
+                )?
+            }
+            6 => self.manual_selector = map.next_value()?,
+            7 => self.max_failed_indexes = map.next_value()?,
+            8 => self.parallelism = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.pod_failure_policy,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.pod_replacement_policy,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.success_policy,
+                        options,
+                    ),
+                )?
+            }
+            13 => self.suspend = map.next_value()?,
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.template,
+                        options,
+                    ),
+                )?
+            }
+            15 => self.ttl_seconds_after_finished = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for JobSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.active_deadline_seconds.is_some())
+            + usize::from(self.backoff_limit.is_some())
+            + usize::from(self.backoff_limit_per_index.is_some())
+            + usize::from(self.completion_mode.is_some())
+            + usize::from(self.completions.is_some())
+            + usize::from(self.managed_by.is_some())
+            + usize::from(self.manual_selector.is_some())
+            + usize::from(self.max_failed_indexes.is_some())
+            + usize::from(self.parallelism.is_some())
+            + usize::from(self.pod_failure_policy.is_some())
+            + usize::from(self.pod_replacement_policy.is_some())
+            + usize::from(self.selector.is_some())
+            + usize::from(self.success_policy.is_some())
+            + usize::from(self.suspend.is_some()) + usize::from(self.template.is_some())
+            + usize::from(self.ttl_seconds_after_finished.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.active_deadline_seconds {
+            out.field("activeDeadlineSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.backoff_limit {
+            out.field("backoffLimit", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.backoff_limit_per_index {
+            out.field("backoffLimitPerIndex", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.completion_mode {
+            out.field("completionMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.completions {
+            out.field("completions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.managed_by {
+            out.field("managedBy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.manual_selector {
+            out.field("manualSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_failed_indexes {
+            out.field("maxFailedIndexes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.parallelism {
+            out.field("parallelism", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_failure_policy {
+            out.field("podFailurePolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_replacement_policy {
+            out.field("podReplacementPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.success_policy {
+            out.field("successPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.suspend {
+            out.field("suspend", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.template {
+            out.field("template", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ttl_seconds_after_finished {
+            out.field("ttlSecondsAfterFinished", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(JobSpecApply);
+#[cfg(feature = "apply")]
+impl JobSpecApply {
+    /// Sets `activeDeadlineSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_active_deadline_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.active_deadline_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `backoffLimit`, replacing an earlier value.
+    #[inline]
+    pub fn with_backoff_limit(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.backoff_limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `backoffLimitPerIndex`, replacing an earlier value.
+    #[inline]
+    pub fn with_backoff_limit_per_index(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.backoff_limit_per_index = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `completionMode`, replacing an earlier value.
+    #[inline]
+    pub fn with_completion_mode(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.completion_mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `completions`, replacing an earlier value.
+    #[inline]
+    pub fn with_completions(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.completions = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `managedBy`, replacing an earlier value.
+    #[inline]
+    pub fn with_managed_by(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.managed_by = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `manualSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_manual_selector(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.manual_selector = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `maxFailedIndexes`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_failed_indexes(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.max_failed_indexes = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `parallelism`, replacing an earlier value.
+    #[inline]
+    pub fn with_parallelism(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.parallelism = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `podFailurePolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_failure_policy(
+        mut self,
+        value: crate::api::batch::v1::PodFailurePolicyApply,
+    ) -> Self {
+        self.pod_failure_policy = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `podReplacementPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_replacement_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pod_replacement_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `successPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_success_policy(
+        mut self,
+        value: crate::api::batch::v1::SuccessPolicyApply,
+    ) -> Self {
+        self.success_policy = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `suspend`, replacing an earlier value.
+    #[inline]
+    pub fn with_suspend(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.suspend = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `template`, replacing an earlier value.
+    #[inline]
+    pub fn with_template(
+        mut self,
+        value: crate::api::core::v1::PodTemplateSpecApply,
+    ) -> Self {
+        self.template = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `ttlSecondsAfterFinished`, replacing an earlier value.
+    #[inline]
+    pub fn with_ttl_seconds_after_finished(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.ttl_seconds_after_finished = ::std::option::Option::Some(value.into());
+        self
+    }
+}

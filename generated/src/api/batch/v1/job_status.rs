@@ -310,3 +310,273 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for JobStatus {
         ::k8s_client_runtime::protobuf::encode::option(writer, 11, &self.terminating);
     }
 }
+/// The apply configuration of [`JobStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `JobStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JobStatusApply {
+    /// The number of pending and running pods which are not terminating (without a deletionTimestamp). The value is zero for finished jobs.
+    pub active: Option<i32>,
+    /// completedIndexes holds the completed indexes when .spec.completionMode = "Indexed" in a text format. The indexes are represented as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the completed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7".
+    pub completed_indexes: Option<::k8s_client_runtime::LeanString>,
+    /// Represents time when the job was completed. It is not guaranteed to be set in happens-before order across separate operations. It is represented in RFC3339 form and is in UTC. The completion time is set when the job finishes successfully, and only then. The value cannot be updated or removed. The value indicates the same or later point in time as the startTime field.
+    pub completion_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// The latest available observations of an object's current state. When a Job fails, one of the conditions will have type "Failed" and status true. When a Job is suspended, one of the conditions will have type "Suspended" and status true; when the Job is resumed, the status of this condition will become false. When a Job is completed, one of the conditions will have type "Complete" and status true.
+    ///
+    /// A job is considered finished when it is in a terminal condition, either "Complete" or "Failed". A Job cannot have both the "Complete" and "Failed" conditions. Additionally, it cannot be in the "Complete" and "FailureTarget" conditions. The "Complete", "Failed" and "FailureTarget" conditions cannot be disabled.
+    ///
+    /// More info: https://kubernetes.io/docs/concepts/workloads/controllers/jobs-run-to-completion/
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::batch::v1::JobConditionApply>,
+    >,
+    /// The number of pods which reached phase Failed. The value increases monotonically.
+    pub failed: Option<i32>,
+    /// FailedIndexes holds the failed indexes when spec.backoffLimitPerIndex is set. The indexes are represented in the text format analogous as for the `completedIndexes` field, ie. they are kept as decimal integers separated by commas. The numbers are listed in increasing order. Three or more consecutive numbers are compressed and represented by the first and last element of the series, separated by a hyphen. For example, if the failed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". The set of failed indexes cannot overlap with the set of completed indexes.
+    pub failed_indexes: Option<::k8s_client_runtime::LeanString>,
+    /// The number of active pods which have a Ready condition and are not terminating (without a deletionTimestamp).
+    pub ready: Option<i32>,
+    /// Represents time when the job controller started processing a job. When a Job is created in the suspended state, this field is not set until the first time it is resumed. This field is reset every time a Job is resumed from suspension. It is represented in RFC3339 form and is in UTC.
+    ///
+    /// Once set, the field can only be removed when the job is suspended. The field cannot be modified while the job is unsuspended or finished.
+    pub start_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.
+    pub succeeded: Option<i32>,
+    /// The number of pods which are terminating (in phase Pending or Running and have a deletionTimestamp).
+    ///
+    /// This field is beta-level. The job controller populates the field when the feature gate JobPodReplacementPolicy is enabled (enabled by default).
+    pub terminating: Option<i32>,
+    /// uncountedTerminatedPods holds the UIDs of Pods that have terminated but the job controller hasn't yet accounted for in the status counters.
+    ///
+    /// The job controller creates pods with a finalizer. When a pod terminates (succeeded or failed), the controller does three steps to account for it in the job status:
+    ///
+    /// 1. Add the pod UID to the arrays in this field. 2. Remove the pod finalizer. 3. Remove the pod UID from the arrays while increasing the corresponding
+    ///     counter.
+    ///
+    /// Old jobs might not be tracked using this field, in which case the field remains null. The structure is empty for finished jobs.
+    pub uncounted_terminated_pods: Option<
+        ::std::boxed::Box<crate::api::batch::v1::UncountedTerminatedPodsApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for JobStatusApply {
+    const NAME: &'static str = "JobStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "active" => 0,
+                "completedIndexes" => 1,
+                "completionTime" => 2,
+                "conditions" => 3,
+                "failed" => 4,
+                "failedIndexes" => 5,
+                "ready" => 6,
+                "startTime" => 7,
+                "succeeded" => 8,
+                "terminating" => 9,
+                "uncountedTerminatedPods" => 10,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.active = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.completed_indexes,
+                    ),
+                )?
+            }
+            2 => self.completion_time = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            4 => self.failed = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.failed_indexes,
+                    ),
+                )?
+            }
+            6 => self.ready = map.next_value()?,
+            7 => self.start_time = map.next_value()?,
+            8 => self.succeeded = map.next_value()?,
+            9 => self.terminating = map.next_value()?,
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.uncounted_terminated_pods,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for JobStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.active.is_some())
+            + usize::from(self.completed_indexes.is_some())
+            + usize::from(self.completion_time.is_some())
+            + usize::from(self.conditions.is_some()) + usize::from(self.failed.is_some())
+            + usize::from(self.failed_indexes.is_some())
+            + usize::from(self.ready.is_some()) + usize::from(self.start_time.is_some())
+            + usize::from(self.succeeded.is_some())
+            + usize::from(self.terminating.is_some())
+            + usize::from(self.uncounted_terminated_pods.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.active {
+            out.field("active", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.completed_indexes {
+            out.field("completedIndexes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.completion_time {
+            out.field("completionTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.failed {
+            out.field("failed", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.failed_indexes {
+            out.field("failedIndexes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ready {
+            out.field("ready", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.start_time {
+            out.field("startTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.succeeded {
+            out.field("succeeded", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.terminating {
+            out.field("terminating", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.uncounted_terminated_pods {
+            out.field("uncountedTerminatedPods", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(JobStatusApply);
+#[cfg(feature = "apply")]
+impl JobStatusApply {
+    /// Sets `active`, replacing an earlier value.
+    #[inline]
+    pub fn with_active(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.active = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `completedIndexes`, replacing an earlier value.
+    #[inline]
+    pub fn with_completed_indexes(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.completed_indexes = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `completionTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_completion_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.completion_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::batch::v1::JobConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `failed`, replacing an earlier value.
+    #[inline]
+    pub fn with_failed(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.failed = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `failedIndexes`, replacing an earlier value.
+    #[inline]
+    pub fn with_failed_indexes(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.failed_indexes = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `ready`, replacing an earlier value.
+    #[inline]
+    pub fn with_ready(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.ready = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `startTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_start_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.start_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `succeeded`, replacing an earlier value.
+    #[inline]
+    pub fn with_succeeded(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.succeeded = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `terminating`, replacing an earlier value.
+    #[inline]
+    pub fn with_terminating(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.terminating = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `uncountedTerminatedPods`, replacing an earlier value.
+    #[inline]
+    pub fn with_uncounted_terminated_pods(
+        mut self,
+        value: crate::api::batch::v1::UncountedTerminatedPodsApply,
+    ) -> Self {
+        self.uncounted_terminated_pods = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

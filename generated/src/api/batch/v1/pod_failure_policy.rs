@@ -82,3 +82,80 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodFailurePolicy {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.rules);
     }
 }
+/// The apply configuration of [`PodFailurePolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodFailurePolicyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodFailurePolicyApply {
+    /// A list of pod failure policy rules. The rules are evaluated in order. Once a rule matches a Pod failure, the remaining of the rules are ignored. When no rule matches the Pod failure, the default handling applies - the counter of pod failures is incremented and it is checked against the backoffLimit. At most 20 elements are allowed.
+    pub rules: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::batch::v1::PodFailurePolicyRuleApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PodFailurePolicyApply {
+    const NAME: &'static str = "PodFailurePolicyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "rules" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.rules,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodFailurePolicyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.rules.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.rules {
+            out.field("rules", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodFailurePolicyApply);
+#[cfg(feature = "apply")]
+impl PodFailurePolicyApply {
+    /// Appends the values to `rules` (a later call appends more).
+    #[inline]
+    pub fn with_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::batch::v1::PodFailurePolicyRuleApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.rules.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

@@ -133,3 +133,132 @@ for PodFailurePolicyOnExitCodesRequirement {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 3, &self.values);
     }
 }
+/// The apply configuration of [`PodFailurePolicyOnExitCodesRequirement`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodFailurePolicyOnExitCodesRequirementApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodFailurePolicyOnExitCodesRequirementApply {
+    /// Restricts the check for exit codes to the container with the specified name. When null, the rule applies to all containers. When specified, it should match one the container or initContainer names in the pod template.
+    pub container_name: Option<::k8s_client_runtime::LeanString>,
+    /// Represents the relationship between the container exit code(s) and the specified values. Containers completed with success (exit code 0) are excluded from the requirement check. Possible values are:
+    ///
+    /// - In: the requirement is satisfied if at least one container exit code
+    ///   (might be multiple if there are multiple containers not restricted
+    ///   by the 'containerName' field) is in the set of specified values.
+    /// - NotIn: the requirement is satisfied if at least one container exit code
+    ///   (might be multiple if there are multiple containers not restricted
+    ///   by the 'containerName' field) is not in the set of specified values.
+    /// Additional values are considered to be added in the future. Clients should react to an unknown operator by assuming the requirement is not satisfied.
+    ///
+    /// Possible enum values:
+    ///  - `"In"`
+    ///  - `"NotIn"`
+    pub operator: Option<::k8s_client_runtime::LeanString>,
+    /// Specifies the set of values. Each returned container exit code (might be multiple in case of multiple containers) is checked against this set of values with respect to the operator. The list of values must be ordered and must not contain duplicates. Value '0' cannot be used for the In operator. At least one element is required. At most 255 elements are allowed.
+    pub values: Option<::k8s_client_runtime::ThinVec<i32>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for PodFailurePolicyOnExitCodesRequirementApply {
+    const NAME: &'static str = "PodFailurePolicyOnExitCodesRequirementApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "containerName" => 0,
+                "operator" => 1,
+                "values" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.container_name,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.operator),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.values),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for PodFailurePolicyOnExitCodesRequirementApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.container_name.is_some())
+            + usize::from(self.operator.is_some()) + usize::from(self.values.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.container_name {
+            out.field("containerName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.operator {
+            out.field("operator", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.values {
+            out.field("values", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodFailurePolicyOnExitCodesRequirementApply);
+#[cfg(feature = "apply")]
+impl PodFailurePolicyOnExitCodesRequirementApply {
+    /// Sets `containerName`, replacing an earlier value.
+    #[inline]
+    pub fn with_container_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.container_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `operator`, replacing an earlier value.
+    #[inline]
+    pub fn with_operator(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.operator = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `values` (a later call appends more).
+    #[inline]
+    pub fn with_values(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<i32>>,
+    ) -> Self {
+        for value in values {
+            self.values
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

@@ -152,3 +152,149 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodFailurePolicyRule {
         }
     }
 }
+/// The apply configuration of [`PodFailurePolicyRule`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodFailurePolicyRuleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodFailurePolicyRuleApply {
+    /// Specifies the action taken on a pod failure when the requirements are satisfied. Possible values are:
+    ///
+    /// - FailJob: indicates that the pod's job is marked as Failed and all
+    ///   running pods are terminated.
+    /// - FailIndex: indicates that the pod's index is marked as Failed and will
+    ///   not be restarted.
+    /// - Ignore: indicates that the counter towards the .backoffLimit is not
+    ///   incremented and a replacement pod is created.
+    /// - Count: indicates that the pod is handled in the default way - the
+    ///   counter towards the .backoffLimit is incremented.
+    /// Additional values are considered to be added in the future. Clients should react to an unknown action by skipping the rule.
+    ///
+    /// Possible enum values:
+    ///  - `"Count"` This is an action which might be taken on a pod failure - the pod failure is handled in the default way - the counter towards .backoffLimit, represented by the job's .status.failed field, is incremented.
+    ///  - `"FailIndex"` This is an action which might be taken on a pod failure - mark the Job's index as failed to avoid restarts within this index. This action can only be used when backoffLimitPerIndex is set.
+    ///  - `"FailJob"` This is an action which might be taken on a pod failure - mark the pod's job as Failed and terminate all running pods.
+    ///  - `"Ignore"` This is an action which might be taken on a pod failure - the counter towards .backoffLimit, represented by the job's .status.failed field, is not incremented and a replacement pod is created.
+    pub action: Option<::k8s_client_runtime::LeanString>,
+    /// Represents the requirement on the container exit codes.
+    pub on_exit_codes: Option<
+        ::std::boxed::Box<
+            crate::api::batch::v1::PodFailurePolicyOnExitCodesRequirementApply,
+        >,
+    >,
+    /// Represents the requirement on the pod conditions. The requirement is represented as a list of pod condition patterns. The requirement is satisfied if at least one pattern matches an actual pod condition. At most 20 elements are allowed.
+    pub on_pod_conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::batch::v1::PodFailurePolicyOnPodConditionsPatternApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PodFailurePolicyRuleApply {
+    const NAME: &'static str = "PodFailurePolicyRuleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "action" => 0,
+                "onExitCodes" => 1,
+                "onPodConditions" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.action),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.on_exit_codes,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.on_pod_conditions,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodFailurePolicyRuleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.action.is_some())
+            + usize::from(self.on_exit_codes.is_some())
+            + usize::from(self.on_pod_conditions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.action {
+            out.field("action", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.on_exit_codes {
+            out.field("onExitCodes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.on_pod_conditions {
+            out.field("onPodConditions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodFailurePolicyRuleApply);
+#[cfg(feature = "apply")]
+impl PodFailurePolicyRuleApply {
+    /// Sets `action`, replacing an earlier value.
+    #[inline]
+    pub fn with_action(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.action = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `onExitCodes`, replacing an earlier value.
+    #[inline]
+    pub fn with_on_exit_codes(
+        mut self,
+        value: crate::api::batch::v1::PodFailurePolicyOnExitCodesRequirementApply,
+    ) -> Self {
+        self.on_exit_codes = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `onPodConditions` (a later call appends more).
+    #[inline]
+    pub fn with_on_pod_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::batch::v1::PodFailurePolicyOnPodConditionsPatternApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.on_pod_conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -80,3 +80,80 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SuccessPolicy {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.rules);
     }
 }
+/// The apply configuration of [`SuccessPolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SuccessPolicyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SuccessPolicyApply {
+    /// rules represents the list of alternative rules for the declaring the Jobs as successful before `.status.succeeded >= .spec.completions`. Once any of the rules are met, the "SuccessCriteriaMet" condition is added, and the lingering pods are removed. The terminal state for such a Job has the "Complete" condition. Additionally, these rules are evaluated in order; Once the Job meets one of the rules, other rules are ignored. At most 20 elements are allowed.
+    pub rules: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::batch::v1::SuccessPolicyRuleApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SuccessPolicyApply {
+    const NAME: &'static str = "SuccessPolicyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "rules" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.rules,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SuccessPolicyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.rules.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.rules {
+            out.field("rules", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SuccessPolicyApply);
+#[cfg(feature = "apply")]
+impl SuccessPolicyApply {
+    /// Appends the values to `rules` (a later call appends more).
+    #[inline]
+    pub fn with_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::batch::v1::SuccessPolicyRuleApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.rules.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

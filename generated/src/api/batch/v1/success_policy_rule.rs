@@ -102,3 +102,90 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SuccessPolicyRule {
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.succeeded_count);
     }
 }
+/// The apply configuration of [`SuccessPolicyRule`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SuccessPolicyRuleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SuccessPolicyRuleApply {
+    /// succeededCount specifies the minimal required size of the actual set of the succeeded indexes for the Job. When succeededCount is used along with succeededIndexes, the check is constrained only to the set of indexes specified by succeededIndexes. For example, given that succeededIndexes is "1-4", succeededCount is "3", and completed indexes are "1", "3", and "5", the Job isn't declared as succeeded because only "1" and "3" indexes are considered in that rules. When this field is null, this doesn't default to any value and is never evaluated at any time. When specified it needs to be a positive integer.
+    pub succeeded_count: Option<i32>,
+    /// succeededIndexes specifies the set of indexes which need to be contained in the actual set of the succeeded indexes for the Job. The list of indexes must be within 0 to ".spec.completions-1" and must not contain duplicates. At least one element is required. The indexes are represented as intervals separated by commas. The intervals can be a decimal integer or a pair of decimal integers separated by a hyphen. The number are listed in represented by the first and last element of the series, separated by a hyphen. For example, if the completed indexes are 1, 3, 4, 5 and 7, they are represented as "1,3-5,7". When this field is null, this field doesn't default to any value and is never evaluated at any time.
+    pub succeeded_indexes: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SuccessPolicyRuleApply {
+    const NAME: &'static str = "SuccessPolicyRuleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "succeededCount" => 0,
+                "succeededIndexes" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.succeeded_count = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.succeeded_indexes,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SuccessPolicyRuleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.succeeded_count.is_some())
+            + usize::from(self.succeeded_indexes.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.succeeded_count {
+            out.field("succeededCount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.succeeded_indexes {
+            out.field("succeededIndexes", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SuccessPolicyRuleApply);
+#[cfg(feature = "apply")]
+impl SuccessPolicyRuleApply {
+    /// Sets `succeededCount`, replacing an earlier value.
+    #[inline]
+    pub fn with_succeeded_count(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.succeeded_count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `succeededIndexes`, replacing an earlier value.
+    #[inline]
+    pub fn with_succeeded_indexes(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.succeeded_indexes = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -106,3 +106,106 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for UncountedTerminatedPods {
         }
     }
 }
+/// The apply configuration of [`UncountedTerminatedPods`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `UncountedTerminatedPodsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UncountedTerminatedPodsApply {
+    /// failed holds UIDs of failed Pods.
+    pub failed: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// succeeded holds UIDs of succeeded Pods.
+    pub succeeded: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for UncountedTerminatedPodsApply {
+    const NAME: &'static str = "UncountedTerminatedPodsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "failed" => 0,
+                "succeeded" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.failed),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.succeeded),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for UncountedTerminatedPodsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.failed.is_some())
+            + usize::from(self.succeeded.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.failed {
+            out.field("failed", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.succeeded {
+            out.field("succeeded", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(UncountedTerminatedPodsApply);
+#[cfg(feature = "apply")]
+impl UncountedTerminatedPodsApply {
+    /// Appends the values to `failed` (a later call appends more).
+    #[inline]
+    pub fn with_failed(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.failed
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `succeeded` (a later call appends more).
+    #[inline]
+    pub fn with_succeeded(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.succeeded
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

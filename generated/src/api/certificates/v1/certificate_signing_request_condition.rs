@@ -197,3 +197,178 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CertificateSigningRequestCo
         ::k8s_client_runtime::protobuf::encode::value(writer, 6, &self.status);
     }
 }
+/// The apply configuration of [`CertificateSigningRequestCondition`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CertificateSigningRequestConditionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CertificateSigningRequestConditionApply {
+    /// lastTransitionTime is the time the condition last transitioned from one status to another. If unset, when a new condition type is added or an existing condition's status is changed, the server defaults this to the current time.
+    pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// lastUpdateTime is the time of the last update to this condition
+    pub last_update_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// message contains a human readable message with details about the request state
+    pub message: Option<::k8s_client_runtime::LeanString>,
+    /// reason indicates a brief reason for the request state
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+    /// status of the condition, one of True, False, Unknown. Approved, Denied, and Failed conditions may not be "False" or "Unknown".
+    pub status: Option<::k8s_client_runtime::LeanString>,
+    /// type of the condition. Known conditions are "Approved", "Denied", and "Failed".
+    ///
+    /// An "Approved" condition is added via the /approval subresource, indicating the request was approved and should be issued by the signer.
+    ///
+    /// A "Denied" condition is added via the /approval subresource, indicating the request was denied and should not be issued by the signer.
+    ///
+    /// A "Failed" condition is added via the /status subresource, indicating the signer failed to issue the certificate.
+    ///
+    /// Approved and Denied conditions are mutually exclusive. Approved, Denied, and Failed conditions cannot be removed once added.
+    ///
+    /// Only one condition of a given type is allowed.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CertificateSigningRequestConditionApply {
+    const NAME: &'static str = "CertificateSigningRequestConditionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "lastTransitionTime" => 0,
+                "lastUpdateTime" => 1,
+                "message" => 2,
+                "reason" => 3,
+                "status" => 4,
+                "type" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.last_transition_time = map.next_value()?,
+            1 => self.last_update_time = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.status),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CertificateSigningRequestConditionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.last_transition_time.is_some())
+            + usize::from(self.last_update_time.is_some())
+            + usize::from(self.message.is_some()) + usize::from(self.reason.is_some())
+            + usize::from(self.status.is_some()) + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.last_transition_time {
+            out.field("lastTransitionTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.last_update_time {
+            out.field("lastUpdateTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status {
+            out.field("status", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CertificateSigningRequestConditionApply);
+#[cfg(feature = "apply")]
+impl CertificateSigningRequestConditionApply {
+    /// Sets `lastTransitionTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_transition_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_transition_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `lastUpdateTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_update_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_update_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `message`, replacing an earlier value.
+    #[inline]
+    pub fn with_message(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.message = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `status`, replacing an earlier value.
+    #[inline]
+    pub fn with_status(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.status = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -268,3 +268,278 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CertificateSigningRequestSp
         );
     }
 }
+/// The apply configuration of [`CertificateSigningRequestSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CertificateSigningRequestSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CertificateSigningRequestSpecApply {
+    /// expirationSeconds is the requested duration of validity of the issued certificate. The certificate signer may issue a certificate with a different validity duration so a client must check the delta between the notBefore and and notAfter fields in the issued certificate to determine the actual duration.
+    ///
+    /// The v1.22+ in-tree implementations of the well-known Kubernetes signers will honor this field as long as the requested duration is not greater than the maximum duration they will honor per the --cluster-signing-duration CLI flag to the Kubernetes controller manager.
+    ///
+    /// Certificate signers may not honor this field for various reasons:
+    ///
+    ///   1. Old signer that is unaware of the field (such as the in-tree
+    ///      implementations prior to v1.22)
+    ///   2. Signer whose configured maximum is shorter than the requested duration
+    ///   3. Signer whose configured minimum is longer than the requested duration
+    ///
+    /// The minimum valid value for expirationSeconds is 600, i.e. 10 minutes.
+    pub expiration_seconds: Option<i32>,
+    /// extra contains extra attributes of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
+    pub extra: Option<
+        ::k8s_client_runtime::Map<
+            ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+        >,
+    >,
+    /// groups contains group membership of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
+    pub groups: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.
+    pub request: Option<::k8s_client_runtime::codec::ByteString>,
+    /// signerName indicates the requested signer, and is a qualified name.
+    ///
+    /// List/watch requests for CertificateSigningRequests can filter on this field using a "spec.signerName=NAME" fieldSelector.
+    ///
+    /// Well-known Kubernetes signers are:
+    ///  1. "kubernetes.io/kube-apiserver-client": issues client certificates that can be used to authenticate to kube-apiserver.
+    ///   Requests for this signer are never auto-approved by kube-controller-manager, can be issued by the "csrsigning" controller in kube-controller-manager.
+    ///  2. "kubernetes.io/kube-apiserver-client-kubelet": issues client certificates that kubelets use to authenticate to kube-apiserver.
+    ///   Requests for this signer can be auto-approved by the "csrapproving" controller in kube-controller-manager, and can be issued by the "csrsigning" controller in kube-controller-manager.
+    ///  3. "kubernetes.io/kubelet-serving" issues serving certificates that kubelets use to serve TLS endpoints, which kube-apiserver can connect to securely.
+    ///   Requests for this signer are never auto-approved by kube-controller-manager, and can be issued by the "csrsigning" controller in kube-controller-manager.
+    ///
+    /// More details are available at https://k8s.io/docs/reference/access-authn-authz/certificate-signing-requests/#kubernetes-signers
+    ///
+    /// Custom signerNames can also be specified. The signer defines:
+    ///  1. Trust distribution: how trust (CA bundles) are distributed.
+    ///  2. Permitted subjects: and behavior when a disallowed subject is requested.
+    ///  3. Required, permitted, or forbidden x509 extensions in the request (including whether subjectAltNames are allowed, which types, restrictions on allowed values) and behavior when a disallowed extension is requested.
+    ///  4. Required, permitted, or forbidden key usages / extended key usages.
+    ///  5. Expiration/certificate lifetime: whether it is fixed by the signer, configurable by the admin.
+    ///  6. Whether or not requests for CA certificates are allowed.
+    pub signer_name: Option<::k8s_client_runtime::LeanString>,
+    /// uid contains the uid of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
+    pub uid: Option<::k8s_client_runtime::LeanString>,
+    /// usages specifies a set of key usages requested in the issued certificate.
+    ///
+    /// Requests for TLS client certificates typically request: "digital signature", "key encipherment", "client auth".
+    ///
+    /// Requests for TLS serving certificates typically request: "key encipherment", "digital signature", "server auth".
+    ///
+    /// Valid values are:
+    ///  "signing", "digital signature", "content commitment",
+    ///  "key encipherment", "key agreement", "data encipherment",
+    ///  "cert sign", "crl sign", "encipher only", "decipher only", "any",
+    ///  "server auth", "client auth",
+    ///  "code signing", "email protection", "s/mime",
+    ///  "ipsec end system", "ipsec tunnel", "ipsec user",
+    ///  "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"
+    pub usages: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// username contains the name of the user that created the CertificateSigningRequest. Populated by the API server on creation and immutable.
+    pub username: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CertificateSigningRequestSpecApply {
+    const NAME: &'static str = "CertificateSigningRequestSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "expirationSeconds" => 0,
+                "extra" => 1,
+                "groups" => 2,
+                "request" => 3,
+                "signerName" => 4,
+                "uid" => 5,
+                "usages" => 6,
+                "username" => 7,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.expiration_seconds = map.next_value()?,
+            1 => self.extra = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.groups),
+                )?
+            }
+            3 => self.request = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.signer_name,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.usages),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.username),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CertificateSigningRequestSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.expiration_seconds.is_some())
+            + usize::from(self.extra.is_some()) + usize::from(self.groups.is_some())
+            + usize::from(self.request.is_some())
+            + usize::from(self.signer_name.is_some()) + usize::from(self.uid.is_some())
+            + usize::from(self.usages.is_some()) + usize::from(self.username.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.expiration_seconds {
+            out.field("expirationSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.extra {
+            out.field("extra", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.groups {
+            out.field("groups", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.request {
+            out.field("request", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.signer_name {
+            out.field("signerName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.uid {
+            out.field("uid", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.usages {
+            out.field("usages", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.username {
+            out.field("username", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CertificateSigningRequestSpecApply);
+#[cfg(feature = "apply")]
+impl CertificateSigningRequestSpecApply {
+    /// Sets `expirationSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_expiration_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.expiration_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `extra`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_extra(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.extra
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Appends the values to `groups` (a later call appends more).
+    #[inline]
+    pub fn with_groups(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.groups
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `request`, replacing an earlier value.
+    #[inline]
+    pub fn with_request(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
+    ) -> Self {
+        self.request = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `signerName`, replacing an earlier value.
+    #[inline]
+    pub fn with_signer_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.signer_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.uid = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `usages` (a later call appends more).
+    #[inline]
+    pub fn with_usages(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.usages
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `username`, replacing an earlier value.
+    #[inline]
+    pub fn with_username(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.username = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -128,3 +128,124 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CertificateSigningRequestSt
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.certificate);
     }
 }
+/// The apply configuration of [`CertificateSigningRequestStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CertificateSigningRequestStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CertificateSigningRequestStatusApply {
+    /// certificate is populated with an issued certificate by the signer after an Approved condition is present. This field is set via the /status subresource. Once populated, this field is immutable.
+    ///
+    /// If the certificate signing request is denied, a condition of type "Denied" is added and this field remains empty. If the signer cannot issue the certificate, a condition of type "Failed" is added and this field remains empty.
+    ///
+    /// Validation requirements:
+    ///  1. certificate must contain one or more PEM blocks.
+    ///  2. All PEM blocks must have the "CERTIFICATE" label, contain no headers, and the encoded data
+    ///   must be a BER-encoded ASN.1 Certificate structure as described in section 4 of RFC5280.
+    ///  3. Non-PEM content may appear before or after the "CERTIFICATE" PEM blocks and is unvalidated,
+    ///   to allow for explanatory text as described in section 5.2 of RFC7468.
+    ///
+    /// If more than one PEM block is present, and the definition of the requested spec.signerName does not indicate otherwise, the first block is the issued certificate, and subsequent blocks should be treated as intermediate certificates and presented in TLS handshakes.
+    ///
+    /// The certificate is encoded in PEM format.
+    ///
+    /// When serialized as JSON or YAML, the data is additionally base64-encoded, so it consists of:
+    ///
+    ///     base64(
+    ///     -----BEGIN CERTIFICATE-----
+    ///     ...
+    ///     -----END CERTIFICATE-----
+    ///     )
+    pub certificate: Option<::k8s_client_runtime::codec::ByteString>,
+    /// conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::certificates::v1::CertificateSigningRequestConditionApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CertificateSigningRequestStatusApply {
+    const NAME: &'static str = "CertificateSigningRequestStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "certificate" => 0,
+                "conditions" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.certificate = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CertificateSigningRequestStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.certificate.is_some())
+            + usize::from(self.conditions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.certificate {
+            out.field("certificate", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CertificateSigningRequestStatusApply);
+#[cfg(feature = "apply")]
+impl CertificateSigningRequestStatusApply {
+    /// Sets `certificate`, replacing an earlier value.
+    #[inline]
+    pub fn with_certificate(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
+    ) -> Self {
+        self.certificate = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::certificates::v1::CertificateSigningRequestConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

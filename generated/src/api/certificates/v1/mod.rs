@@ -10,3 +10,11 @@ mod certificate_signing_request_spec;
 pub use self::certificate_signing_request_spec::CertificateSigningRequestSpec;
 mod certificate_signing_request_status;
 pub use self::certificate_signing_request_status::CertificateSigningRequestStatus;
+#[cfg(feature = "apply")]
+pub use self::certificate_signing_request::CertificateSigningRequestApply;
+#[cfg(feature = "apply")]
+pub use self::certificate_signing_request_condition::CertificateSigningRequestConditionApply;
+#[cfg(feature = "apply")]
+pub use self::certificate_signing_request_spec::CertificateSigningRequestSpecApply;
+#[cfg(feature = "apply")]
+pub use self::certificate_signing_request_status::CertificateSigningRequestStatusApply;

@@ -115,3 +115,108 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ClusterTrustBundleSpec {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.trust_bundle);
     }
 }
+/// The apply configuration of [`ClusterTrustBundleSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ClusterTrustBundleSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClusterTrustBundleSpecApply {
+    /// signerName indicates the associated signer, if any.
+    ///
+    /// In order to create or update a ClusterTrustBundle that sets signerName, you must have the following cluster-scoped permission: group=certificates.k8s.io resource=signers resourceName=<the signer name> verb=attest.
+    ///
+    /// If signerName is not empty, then the ClusterTrustBundle object must be named with the signer name as a prefix (translating slashes to colons). For example, for the signer name `example.com/foo`, valid ClusterTrustBundle object names include `example.com:foo:abc` and `example.com:foo:v1`.
+    ///
+    /// If signerName is empty, then the ClusterTrustBundle object's name must not have such a prefix.
+    ///
+    /// List/watch requests for ClusterTrustBundles can filter on this field using a `spec.signerName=NAME` field selector.
+    pub signer_name: Option<::k8s_client_runtime::LeanString>,
+    /// trustBundle contains the individual X.509 trust anchors for this bundle, as PEM bundle of PEM-wrapped, DER-formatted X.509 certificates.
+    ///
+    /// The data must consist only of PEM certificate blocks that parse as valid X.509 certificates.  Each certificate must include a basic constraints extension with the CA bit set.  The API server will reject objects that contain duplicate certificates, or that use PEM block headers.
+    ///
+    /// Users of ClusterTrustBundles, including Kubelet, are free to reorder and deduplicate certificate blocks in this file according to their own logic, as well as to drop PEM block headers and inter-block data.
+    pub trust_bundle: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ClusterTrustBundleSpecApply {
+    const NAME: &'static str = "ClusterTrustBundleSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "signerName" => 0,
+                "trustBundle" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.signer_name,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.trust_bundle,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterTrustBundleSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.signer_name.is_some())
+            + usize::from(self.trust_bundle.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.signer_name {
+            out.field("signerName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.trust_bundle {
+            out.field("trustBundle", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ClusterTrustBundleSpecApply);
+#[cfg(feature = "apply")]
+impl ClusterTrustBundleSpecApply {
+    /// Sets `signerName`, replacing an earlier value.
+    #[inline]
+    pub fn with_signer_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.signer_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `trustBundle`, replacing an earlier value.
+    #[inline]
+    pub fn with_trust_bundle(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.trust_bundle = ::std::option::Option::Some(value.into());
+        self
+    }
+}

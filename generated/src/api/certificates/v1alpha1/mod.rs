@@ -6,3 +6,7 @@ mod cluster_trust_bundle_list;
 pub use self::cluster_trust_bundle_list::ClusterTrustBundleList;
 mod cluster_trust_bundle_spec;
 pub use self::cluster_trust_bundle_spec::ClusterTrustBundleSpec;
+#[cfg(feature = "apply")]
+pub use self::cluster_trust_bundle::ClusterTrustBundleApply;
+#[cfg(feature = "apply")]
+pub use self::cluster_trust_bundle_spec::ClusterTrustBundleSpecApply;

@@ -14,3 +14,13 @@ mod pod_certificate_request_spec;
 pub use self::pod_certificate_request_spec::PodCertificateRequestSpec;
 mod pod_certificate_request_status;
 pub use self::pod_certificate_request_status::PodCertificateRequestStatus;
+#[cfg(feature = "apply")]
+pub use self::cluster_trust_bundle::ClusterTrustBundleApply;
+#[cfg(feature = "apply")]
+pub use self::cluster_trust_bundle_spec::ClusterTrustBundleSpecApply;
+#[cfg(feature = "apply")]
+pub use self::pod_certificate_request::PodCertificateRequestApply;
+#[cfg(feature = "apply")]
+pub use self::pod_certificate_request_spec::PodCertificateRequestSpecApply;
+#[cfg(feature = "apply")]
+pub use self::pod_certificate_request_status::PodCertificateRequestStatusApply;

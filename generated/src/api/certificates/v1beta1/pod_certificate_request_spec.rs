@@ -303,3 +303,311 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodCertificateRequestSpec {
         );
     }
 }
+/// The apply configuration of [`PodCertificateRequestSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodCertificateRequestSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodCertificateRequestSpecApply {
+    /// maxExpirationSeconds is the maximum lifetime permitted for the certificate.
+    ///
+    /// If omitted, kube-apiserver will set it to 86400(24 hours). kube-apiserver will reject values shorter than 3600 (1 hour).  The maximum allowable value is 7862400 (91 days).
+    ///
+    /// The signer implementation is then free to issue a certificate with any lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600 seconds (1 hour).  This constraint is enforced by kube-apiserver. `kubernetes.io` signers will never issue certificates with a lifetime longer than 24 hours.
+    pub max_expiration_seconds: Option<i32>,
+    /// nodeName is the name of the node the pod is assigned to.
+    pub node_name: Option<::k8s_client_runtime::LeanString>,
+    /// nodeUID is the UID of the node the pod is assigned to.
+    pub node_uid: Option<::k8s_client_runtime::LeanString>,
+    /// pkixPublicKey is the PKIX-serialized public key the signer will issue the certificate to.
+    ///
+    /// The key must be one of RSA3072, RSA4096, ECDSAP256, ECDSAP384, ECDSAP521, or ED25519. Note that this list may be expanded in the future.
+    ///
+    /// Signer implementations do not need to support all key types supported by kube-apiserver and kubelet.  If a signer does not support the key type used for a given PodCertificateRequest, it must deny the request by setting a status.conditions entry with a type of "Denied" and a reason of "UnsupportedKeyType". It may also suggest a key type that it does support in the message field.
+    pub pkix_public_key: Option<::k8s_client_runtime::codec::ByteString>,
+    /// podName is the name of the pod into which the certificate will be mounted.
+    pub pod_name: Option<::k8s_client_runtime::LeanString>,
+    /// podUID is the UID of the pod into which the certificate will be mounted.
+    pub pod_uid: Option<::k8s_client_runtime::LeanString>,
+    /// proofOfPossession proves that the requesting kubelet holds the private key corresponding to pkixPublicKey.
+    ///
+    /// It is contructed by signing the ASCII bytes of the pod's UID using `pkixPublicKey`.
+    ///
+    /// kube-apiserver validates the proof of possession during creation of the PodCertificateRequest.
+    ///
+    /// If the key is an RSA key, then the signature is over the ASCII bytes of the pod UID, using RSASSA-PSS from RFC 8017 (as implemented by the golang function crypto/rsa.SignPSS with nil options).
+    ///
+    /// If the key is an ECDSA key, then the signature is as described by [SEC 1, Version 2.0](https://www.secg.org/sec1-v2.pdf) (as implemented by the golang library function crypto/ecdsa.SignASN1)
+    ///
+    /// If the key is an ED25519 key, the the signature is as described by the [ED25519 Specification](https://ed25519.cr.yp.to/) (as implemented by the golang library crypto/ed25519.Sign).
+    pub proof_of_possession: Option<::k8s_client_runtime::codec::ByteString>,
+    /// serviceAccountName is the name of the service account the pod is running as.
+    pub service_account_name: Option<::k8s_client_runtime::LeanString>,
+    /// serviceAccountUID is the UID of the service account the pod is running as.
+    pub service_account_uid: Option<::k8s_client_runtime::LeanString>,
+    /// signerName indicates the requested signer.
+    ///
+    /// All signer names beginning with `kubernetes.io` are reserved for use by the Kubernetes project.  There is currently one well-known signer documented by the Kubernetes project, `kubernetes.io/kube-apiserver-client-pod`, which will issue client certificates understood by kube-apiserver.  It is currently unimplemented.
+    pub signer_name: Option<::k8s_client_runtime::LeanString>,
+    /// unverifiedUserAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
+    ///
+    /// Entries are subject to the same validation as object metadata annotations, with the addition that all keys must be domain-prefixed. No restrictions are placed on values, except an overall size limitation on the entire field.
+    ///
+    /// Signers should document the keys and values they support.  Signers should deny requests that contain keys they do not recognize.
+    pub unverified_user_annotations: Option<::k8s_client_runtime::Map>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for PodCertificateRequestSpecApply {
+    const NAME: &'static str = "PodCertificateRequestSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "maxExpirationSeconds" => 0,
+                "nodeName" => 1,
+                "nodeUID" => 2,
+                "pkixPublicKey" => 3,
+                "podName" => 4,
+                "podUID" => 5,
+                "proofOfPossession" => 6,
+                "serviceAccountName" => 7,
+                "serviceAccountUID" => 8,
+                "signerName" => 9,
+                "unverifiedUserAnnotations" => 10,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.max_expiration_seconds = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_uid),
+                )?
+            }
+            3 => self.pkix_public_key = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pod_name),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pod_uid),
+                )?
+            }
+            6 => self.proof_of_possession = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.service_account_name,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.service_account_uid,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.signer_name,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.unverified_user_annotations,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for PodCertificateRequestSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.max_expiration_seconds.is_some())
+            + usize::from(self.node_name.is_some())
+            + usize::from(self.node_uid.is_some())
+            + usize::from(self.pkix_public_key.is_some())
+            + usize::from(self.pod_name.is_some()) + usize::from(self.pod_uid.is_some())
+            + usize::from(self.proof_of_possession.is_some())
+            + usize::from(self.service_account_name.is_some())
+            + usize::from(self.service_account_uid.is_some())
+            + usize::from(self.signer_name.is_some())
+            + usize::from(self.unverified_user_annotations.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.max_expiration_seconds {
+            out.field("maxExpirationSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_name {
+            out.field("nodeName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_uid {
+            out.field("nodeUID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pkix_public_key {
+            out.field("pkixPublicKey", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_name {
+            out.field("podName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_uid {
+            out.field("podUID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.proof_of_possession {
+            out.field("proofOfPossession", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service_account_name {
+            out.field("serviceAccountName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service_account_uid {
+            out.field("serviceAccountUID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.signer_name {
+            out.field("signerName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.unverified_user_annotations {
+            out.field("unverifiedUserAnnotations", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodCertificateRequestSpecApply);
+#[cfg(feature = "apply")]
+impl PodCertificateRequestSpecApply {
+    /// Sets `maxExpirationSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_expiration_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.max_expiration_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.node_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeUID`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.node_uid = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `pkixPublicKey`, replacing an earlier value.
+    #[inline]
+    pub fn with_pkix_public_key(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
+    ) -> Self {
+        self.pkix_public_key = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `podName`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pod_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `podUID`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pod_uid = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `proofOfPossession`, replacing an earlier value.
+    #[inline]
+    pub fn with_proof_of_possession(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
+    ) -> Self {
+        self.proof_of_possession = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `serviceAccountName`, replacing an earlier value.
+    #[inline]
+    pub fn with_service_account_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.service_account_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `serviceAccountUID`, replacing an earlier value.
+    #[inline]
+    pub fn with_service_account_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.service_account_uid = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `signerName`, replacing an earlier value.
+    #[inline]
+    pub fn with_signer_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.signer_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `unverifiedUserAnnotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_unverified_user_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.unverified_user_annotations
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+}

@@ -185,3 +185,175 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodCertificateRequestStatus
         ::k8s_client_runtime::protobuf::encode::option(writer, 6, &self.not_after);
     }
 }
+/// The apply configuration of [`PodCertificateRequestStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodCertificateRequestStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodCertificateRequestStatusApply {
+    /// beginRefreshAt is the time at which the kubelet should begin trying to refresh the certificate.  This field is set via the /status subresource, and must be set at the same time as certificateChain.  Once populated, this field is immutable.
+    ///
+    /// This field is only a hint.  Kubelet may start refreshing before or after this time if necessary.
+    pub begin_refresh_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// certificateChain is populated with an issued certificate by the signer. This field is set via the /status subresource. Once populated, this field is immutable.
+    ///
+    /// If the certificate signing request is denied, a condition of type "Denied" is added and this field remains empty. If the signer cannot issue the certificate, a condition of type "Failed" is added and this field remains empty.
+    ///
+    /// Validation requirements:
+    ///  1. certificateChain must consist of one or more PEM-formatted certificates.
+    ///  2. Each entry must be a valid PEM-wrapped, DER-encoded ASN.1 Certificate as
+    ///     described in section 4 of RFC5280.
+    ///
+    /// If more than one block is present, and the definition of the requested spec.signerName does not indicate otherwise, the first block is the issued certificate, and subsequent blocks should be treated as intermediate certificates and presented in TLS handshakes.  When projecting the chain into a pod volume, kubelet will drop any data in-between the PEM blocks, as well as any PEM block headers.
+    pub certificate_chain: Option<::k8s_client_runtime::LeanString>,
+    /// conditions applied to the request.
+    ///
+    /// The types "Issued", "Denied", and "Failed" have special handling.  At most one of these conditions may be present, and they must have status "True".
+    ///
+    /// If the request is denied with `Reason=UnsupportedKeyType`, the signer may suggest a key type that will work in the message field.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::ConditionApply,
+        >,
+    >,
+    /// notAfter is the time at which the certificate expires.  The value must be the same as the notAfter value in the leaf certificate in certificateChain.  This field is set via the /status subresource.  Once populated, it is immutable.  The signer must set this field at the same time it sets certificateChain.
+    pub not_after: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// notBefore is the time at which the certificate becomes valid.  The value must be the same as the notBefore value in the leaf certificate in certificateChain.  This field is set via the /status subresource.  Once populated, it is immutable. The signer must set this field at the same time it sets certificateChain.
+    pub not_before: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for PodCertificateRequestStatusApply {
+    const NAME: &'static str = "PodCertificateRequestStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "beginRefreshAt" => 0,
+                "certificateChain" => 1,
+                "conditions" => 2,
+                "notAfter" => 3,
+                "notBefore" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.begin_refresh_at = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.certificate_chain,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            3 => self.not_after = map.next_value()?,
+            4 => self.not_before = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for PodCertificateRequestStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.begin_refresh_at.is_some())
+            + usize::from(self.certificate_chain.is_some())
+            + usize::from(self.conditions.is_some())
+            + usize::from(self.not_after.is_some())
+            + usize::from(self.not_before.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.begin_refresh_at {
+            out.field("beginRefreshAt", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.certificate_chain {
+            out.field("certificateChain", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.not_after {
+            out.field("notAfter", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.not_before {
+            out.field("notBefore", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodCertificateRequestStatusApply);
+#[cfg(feature = "apply")]
+impl PodCertificateRequestStatusApply {
+    /// Sets `beginRefreshAt`, replacing an earlier value.
+    #[inline]
+    pub fn with_begin_refresh_at(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.begin_refresh_at = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `certificateChain`, replacing an earlier value.
+    #[inline]
+    pub fn with_certificate_chain(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.certificate_chain = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::ConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `notAfter`, replacing an earlier value.
+    #[inline]
+    pub fn with_not_after(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.not_after = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `notBefore`, replacing an earlier value.
+    #[inline]
+    pub fn with_not_before(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.not_before = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -205,3 +205,189 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for LeaseSpec {
         );
     }
 }
+/// The apply configuration of [`LeaseSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `LeaseSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeaseSpecApply {
+    /// acquireTime is a time when the current lease was acquired.
+    pub acquire_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    /// holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.
+    pub holder_identity: Option<::k8s_client_runtime::LeanString>,
+    /// leaseDurationSeconds is a duration that candidates for a lease need to wait to force acquire it. This is measured against the time of last observed renewTime.
+    pub lease_duration_seconds: Option<i32>,
+    /// leaseTransitions is the number of transitions of a lease between holders.
+    pub lease_transitions: Option<i32>,
+    /// PreferredHolder signals to a lease holder that the lease has a more optimal holder and should be given up. This field can only be set if Strategy is also set.
+    pub preferred_holder: Option<::k8s_client_runtime::LeanString>,
+    /// renewTime is a time when the current holder of a lease has last updated the lease.
+    pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    /// Strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled.
+    pub strategy: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for LeaseSpecApply {
+    const NAME: &'static str = "LeaseSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "acquireTime" => 0,
+                "holderIdentity" => 1,
+                "leaseDurationSeconds" => 2,
+                "leaseTransitions" => 3,
+                "preferredHolder" => 4,
+                "renewTime" => 5,
+                "strategy" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.acquire_time = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.holder_identity,
+                    ),
+                )?
+            }
+            2 => self.lease_duration_seconds = map.next_value()?,
+            3 => self.lease_transitions = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.preferred_holder,
+                    ),
+                )?
+            }
+            5 => self.renew_time = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.strategy),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for LeaseSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.acquire_time.is_some())
+            + usize::from(self.holder_identity.is_some())
+            + usize::from(self.lease_duration_seconds.is_some())
+            + usize::from(self.lease_transitions.is_some())
+            + usize::from(self.preferred_holder.is_some())
+            + usize::from(self.renew_time.is_some())
+            + usize::from(self.strategy.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.acquire_time {
+            out.field("acquireTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.holder_identity {
+            out.field("holderIdentity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.lease_duration_seconds {
+            out.field("leaseDurationSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.lease_transitions {
+            out.field("leaseTransitions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.preferred_holder {
+            out.field("preferredHolder", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.renew_time {
+            out.field("renewTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.strategy {
+            out.field("strategy", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(LeaseSpecApply);
+#[cfg(feature = "apply")]
+impl LeaseSpecApply {
+    /// Sets `acquireTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_acquire_time(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::apis::meta::v1::MicroTime,
+        >,
+    ) -> Self {
+        self.acquire_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `holderIdentity`, replacing an earlier value.
+    #[inline]
+    pub fn with_holder_identity(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.holder_identity = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `leaseDurationSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_lease_duration_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.lease_duration_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `leaseTransitions`, replacing an earlier value.
+    #[inline]
+    pub fn with_lease_transitions(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.lease_transitions = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `preferredHolder`, replacing an earlier value.
+    #[inline]
+    pub fn with_preferred_holder(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.preferred_holder = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `renewTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_renew_time(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::apis::meta::v1::MicroTime,
+        >,
+    ) -> Self {
+        self.renew_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `strategy`, replacing an earlier value.
+    #[inline]
+    pub fn with_strategy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.strategy = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -6,3 +6,7 @@ mod lease_list;
 pub use self::lease_list::LeaseList;
 mod lease_spec;
 pub use self::lease_spec::LeaseSpec;
+#[cfg(feature = "apply")]
+pub use self::lease::LeaseApply;
+#[cfg(feature = "apply")]
+pub use self::lease_spec::LeaseSpecApply;

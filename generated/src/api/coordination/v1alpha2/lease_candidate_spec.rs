@@ -173,3 +173,176 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for LeaseCandidateSpec {
         ::k8s_client_runtime::protobuf::encode::value(writer, 6, &self.strategy);
     }
 }
+/// The apply configuration of [`LeaseCandidateSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `LeaseCandidateSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeaseCandidateSpecApply {
+    /// BinaryVersion is the binary version. It must be in a semver format without leading `v`. This field is required.
+    pub binary_version: Option<::k8s_client_runtime::LeanString>,
+    /// EmulationVersion is the emulation version. It must be in a semver format without leading `v`. EmulationVersion must be less than or equal to BinaryVersion. This field is required when strategy is "OldestEmulationVersion"
+    pub emulation_version: Option<::k8s_client_runtime::LeanString>,
+    /// LeaseName is the name of the lease for which this candidate is contending. This field is immutable.
+    pub lease_name: Option<::k8s_client_runtime::LeanString>,
+    /// PingTime is the last time that the server has requested the LeaseCandidate to renew. It is only done during leader election to check if any LeaseCandidates have become ineligible. When PingTime is updated, the LeaseCandidate will respond by updating RenewTime.
+    pub ping_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    /// RenewTime is the time that the LeaseCandidate was last updated. Any time a Lease needs to do leader election, the PingTime field is updated to signal to the LeaseCandidate that they should update the RenewTime. Old LeaseCandidate objects are also garbage collected if it has been hours since the last renew. The PingTime field is updated regularly to prevent garbage collection for still active LeaseCandidates.
+    pub renew_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    /// Strategy is the strategy that coordinated leader election will use for picking the leader. If multiple candidates for the same Lease return different strategies, the strategy provided by the candidate with the latest BinaryVersion will be used. If there is still conflict, this is a user error and coordinated leader election will not operate the Lease until resolved.
+    pub strategy: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for LeaseCandidateSpecApply {
+    const NAME: &'static str = "LeaseCandidateSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "binaryVersion" => 0,
+                "emulationVersion" => 1,
+                "leaseName" => 2,
+                "pingTime" => 3,
+                "renewTime" => 4,
+                "strategy" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.binary_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.emulation_version,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.lease_name),
+                )?
+            }
+            3 => self.ping_time = map.next_value()?,
+            4 => self.renew_time = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.strategy),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for LeaseCandidateSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.binary_version.is_some())
+            + usize::from(self.emulation_version.is_some())
+            + usize::from(self.lease_name.is_some())
+            + usize::from(self.ping_time.is_some())
+            + usize::from(self.renew_time.is_some())
+            + usize::from(self.strategy.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.binary_version {
+            out.field("binaryVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.emulation_version {
+            out.field("emulationVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.lease_name {
+            out.field("leaseName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ping_time {
+            out.field("pingTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.renew_time {
+            out.field("renewTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.strategy {
+            out.field("strategy", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(LeaseCandidateSpecApply);
+#[cfg(feature = "apply")]
+impl LeaseCandidateSpecApply {
+    /// Sets `binaryVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_binary_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.binary_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `emulationVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_emulation_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.emulation_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `leaseName`, replacing an earlier value.
+    #[inline]
+    pub fn with_lease_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.lease_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `pingTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_ping_time(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::apis::meta::v1::MicroTime,
+        >,
+    ) -> Self {
+        self.ping_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `renewTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_renew_time(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::apis::meta::v1::MicroTime,
+        >,
+    ) -> Self {
+        self.renew_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `strategy`, replacing an earlier value.
+    #[inline]
+    pub fn with_strategy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.strategy = ::std::option::Option::Some(value.into());
+        self
+    }
+}

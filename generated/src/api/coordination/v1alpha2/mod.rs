@@ -6,3 +6,7 @@ mod lease_candidate_list;
 pub use self::lease_candidate_list::LeaseCandidateList;
 mod lease_candidate_spec;
 pub use self::lease_candidate_spec::LeaseCandidateSpec;
+#[cfg(feature = "apply")]
+pub use self::lease_candidate::LeaseCandidateApply;
+#[cfg(feature = "apply")]
+pub use self::lease_candidate_spec::LeaseCandidateSpecApply;

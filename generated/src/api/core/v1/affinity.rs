@@ -144,3 +144,128 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Affinity {
         );
     }
 }
+/// The apply configuration of [`Affinity`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `AffinityApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AffinityApply {
+    /// Describes node affinity scheduling rules for the pod.
+    pub node_affinity: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeAffinityApply>,
+    >,
+    /// Describes pod affinity scheduling rules (e.g. co-locate this pod in the same node, zone, etc. as some other pod(s)).
+    pub pod_affinity: Option<::std::boxed::Box<crate::api::core::v1::PodAffinityApply>>,
+    /// Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s)).
+    pub pod_anti_affinity: Option<
+        ::std::boxed::Box<crate::api::core::v1::PodAntiAffinityApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for AffinityApply {
+    const NAME: &'static str = "AffinityApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "nodeAffinity" => 0,
+                "podAffinity" => 1,
+                "podAntiAffinity" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.node_affinity,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.pod_affinity,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.pod_anti_affinity,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for AffinityApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.node_affinity.is_some())
+            + usize::from(self.pod_affinity.is_some())
+            + usize::from(self.pod_anti_affinity.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.node_affinity {
+            out.field("nodeAffinity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_affinity {
+            out.field("podAffinity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_anti_affinity {
+            out.field("podAntiAffinity", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(AffinityApply);
+#[cfg(feature = "apply")]
+impl AffinityApply {
+    /// Sets `nodeAffinity`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_affinity(
+        mut self,
+        value: crate::api::core::v1::NodeAffinityApply,
+    ) -> Self {
+        self.node_affinity = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `podAffinity`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_affinity(
+        mut self,
+        value: crate::api::core::v1::PodAffinityApply,
+    ) -> Self {
+        self.pod_affinity = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `podAntiAffinity`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_anti_affinity(
+        mut self,
+        value: crate::api::core::v1::PodAntiAffinityApply,
+    ) -> Self {
+        self.pod_anti_affinity = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

@@ -147,3 +147,122 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for AWSElasticBlockStoreVolumeS
         );
     }
 }
+/// The apply configuration of [`AWSElasticBlockStoreVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `AWSElasticBlockStoreVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AWSElasticBlockStoreVolumeSourceApply {
+    /// fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
+    /// partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty).
+    pub partition: Option<i32>,
+    /// readOnly value true will force the readOnly setting in VolumeMounts. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
+    pub read_only: Option<bool>,
+    /// volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
+    pub volume_id: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for AWSElasticBlockStoreVolumeSourceApply {
+    const NAME: &'static str = "AWSElasticBlockStoreVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "fsType" => 0,
+                "partition" => 1,
+                "readOnly" => 2,
+                "volumeID" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            1 => self.partition = map.next_value()?,
+            2 => self.read_only = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.volume_id),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for AWSElasticBlockStoreVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.fs_type.is_some())
+            + usize::from(self.partition.is_some())
+            + usize::from(self.read_only.is_some())
+            + usize::from(self.volume_id.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.fs_type {
+            out.field("fsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.partition {
+            out.field("partition", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_id {
+            out.field("volumeID", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(AWSElasticBlockStoreVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl AWSElasticBlockStoreVolumeSourceApply {
+    /// Sets `fsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `partition`, replacing an earlier value.
+    #[inline]
+    pub fn with_partition(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.partition = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volumeID`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_id = ::std::option::Option::Some(value.into());
+        self
+    }
+}

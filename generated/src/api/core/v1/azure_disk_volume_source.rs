@@ -185,3 +185,179 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for AzureDiskVolumeSource {
         ::k8s_client_runtime::protobuf::encode::option(writer, 6, &self.kind);
     }
 }
+/// The apply configuration of [`AzureDiskVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `AzureDiskVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AzureDiskVolumeSourceApply {
+    /// cachingMode is the Host Caching mode: None, Read Only, Read Write.
+    ///
+    /// Possible enum values:
+    ///  - `"None"`
+    ///  - `"ReadOnly"`
+    ///  - `"ReadWrite"`
+    pub caching_mode: Option<::k8s_client_runtime::LeanString>,
+    /// diskName is the Name of the data disk in the blob storage
+    pub disk_name: Option<::k8s_client_runtime::LeanString>,
+    /// diskURI is the URI of data disk in the blob storage
+    pub disk_uri: Option<::k8s_client_runtime::LeanString>,
+    /// fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
+    /// kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared
+    ///
+    /// Possible enum values:
+    ///  - `"Dedicated"`
+    ///  - `"Managed"`
+    ///  - `"Shared"`
+    pub kind: Option<::k8s_client_runtime::LeanString>,
+    /// readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+    pub read_only: Option<bool>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for AzureDiskVolumeSourceApply {
+    const NAME: &'static str = "AzureDiskVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "cachingMode" => 0,
+                "diskName" => 1,
+                "diskURI" => 2,
+                "fsType" => 3,
+                "kind" => 4,
+                "readOnly" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.caching_mode,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.disk_name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.disk_uri),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
+            5 => self.read_only = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for AzureDiskVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.caching_mode.is_some())
+            + usize::from(self.disk_name.is_some())
+            + usize::from(self.disk_uri.is_some()) + usize::from(self.fs_type.is_some())
+            + usize::from(self.kind.is_some()) + usize::from(self.read_only.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.caching_mode {
+            out.field("cachingMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.disk_name {
+            out.field("diskName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.disk_uri {
+            out.field("diskURI", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fs_type {
+            out.field("fsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kind {
+            out.field("kind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(AzureDiskVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl AzureDiskVolumeSourceApply {
+    /// Sets `cachingMode`, replacing an earlier value.
+    #[inline]
+    pub fn with_caching_mode(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.caching_mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `diskName`, replacing an earlier value.
+    #[inline]
+    pub fn with_disk_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.disk_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `diskURI`, replacing an earlier value.
+    #[inline]
+    pub fn with_disk_uri(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.disk_uri = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `fsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `kind`, replacing an earlier value.
+    #[inline]
+    pub fn with_kind(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.kind = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+}

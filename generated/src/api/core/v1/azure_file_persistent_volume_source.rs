@@ -144,3 +144,133 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for AzureFilePersistentVolumeSo
         );
     }
 }
+/// The apply configuration of [`AzureFilePersistentVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `AzureFilePersistentVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AzureFilePersistentVolumeSourceApply {
+    /// readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+    pub read_only: Option<bool>,
+    /// secretName is the name of secret that contains Azure Storage Account Name and Key
+    pub secret_name: Option<::k8s_client_runtime::LeanString>,
+    /// secretNamespace is the namespace of the secret that contains Azure Storage Account Name and Key default is the same as the Pod
+    pub secret_namespace: Option<::k8s_client_runtime::LeanString>,
+    /// shareName is the azure Share Name
+    pub share_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for AzureFilePersistentVolumeSourceApply {
+    const NAME: &'static str = "AzureFilePersistentVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "readOnly" => 0,
+                "secretName" => 1,
+                "secretNamespace" => 2,
+                "shareName" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.read_only = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.secret_name,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.secret_namespace,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.share_name),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for AzureFilePersistentVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.read_only.is_some())
+            + usize::from(self.secret_name.is_some())
+            + usize::from(self.secret_namespace.is_some())
+            + usize::from(self.share_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_name {
+            out.field("secretName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_namespace {
+            out.field("secretNamespace", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.share_name {
+            out.field("shareName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(AzureFilePersistentVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl AzureFilePersistentVolumeSourceApply {
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `secretName`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.secret_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `secretNamespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.secret_namespace = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `shareName`, replacing an earlier value.
+    #[inline]
+    pub fn with_share_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.share_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

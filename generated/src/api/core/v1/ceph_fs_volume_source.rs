@@ -190,3 +190,182 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CephFSVolumeSource {
         );
     }
 }
+/// The apply configuration of [`CephFSVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CephFSVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CephFSVolumeSourceApply {
+    /// monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+    pub monitors: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
+    pub path: Option<::k8s_client_runtime::LeanString>,
+    /// readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+    pub read_only: Option<bool>,
+    /// secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+    pub secret_file: Option<::k8s_client_runtime::LeanString>,
+    /// secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+    pub secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::LocalObjectReferenceApply>,
+    >,
+    /// user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+    pub user: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CephFSVolumeSourceApply {
+    const NAME: &'static str = "CephFSVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "monitors" => 0,
+                "path" => 1,
+                "readOnly" => 2,
+                "secretFile" => 3,
+                "secretRef" => 4,
+                "user" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.monitors),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            2 => self.read_only = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.secret_file,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.user),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CephFSVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.monitors.is_some()) + usize::from(self.path.is_some())
+            + usize::from(self.read_only.is_some())
+            + usize::from(self.secret_file.is_some())
+            + usize::from(self.secret_ref.is_some()) + usize::from(self.user.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.monitors {
+            out.field("monitors", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.path {
+            out.field("path", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_file {
+            out.field("secretFile", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_ref {
+            out.field("secretRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.user {
+            out.field("user", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CephFSVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl CephFSVolumeSourceApply {
+    /// Appends the values to `monitors` (a later call appends more).
+    #[inline]
+    pub fn with_monitors(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.monitors
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `path`, replacing an earlier value.
+    #[inline]
+    pub fn with_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `secretFile`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_file(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.secret_file = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_ref(
+        mut self,
+        value: crate::api::core::v1::LocalObjectReferenceApply,
+    ) -> Self {
+        self.secret_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `user`, replacing an earlier value.
+    #[inline]
+    pub fn with_user(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.user = ::std::option::Option::Some(value.into());
+        self
+    }
+}

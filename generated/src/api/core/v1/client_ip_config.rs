@@ -75,3 +75,67 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ClientIPConfig {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.timeout_seconds);
     }
 }
+/// The apply configuration of [`ClientIPConfig`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ClientIPConfigApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClientIPConfigApply {
+    /// timeoutSeconds specifies the seconds of ClientIP type session sticky time. The value must be >0 && <=86400(for 1 day) if ServiceAffinity == "ClientIP". Default value is 10800(for 3 hours).
+    pub timeout_seconds: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ClientIPConfigApply {
+    const NAME: &'static str = "ClientIPConfigApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "timeoutSeconds" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.timeout_seconds = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ClientIPConfigApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.timeout_seconds.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.timeout_seconds {
+            out.field("timeoutSeconds", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ClientIPConfigApply);
+#[cfg(feature = "apply")]
+impl ClientIPConfigApply {
+    /// Sets `timeoutSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_timeout_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.timeout_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+}

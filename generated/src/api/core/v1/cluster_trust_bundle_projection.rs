@@ -166,3 +166,155 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ClusterTrustBundleProjectio
         ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.optional);
     }
 }
+/// The apply configuration of [`ClusterTrustBundleProjection`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ClusterTrustBundleProjectionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClusterTrustBundleProjectionApply {
+    /// Select all ClusterTrustBundles that match this label selector.  Only has effect if signerName is set.  Mutually-exclusive with name.  If unset, interpreted as "match nothing".  If set but empty, interpreted as "match everything".
+    pub label_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+    /// Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.  If using name, then the named ClusterTrustBundle is allowed not to exist.  If using signerName, then the combination of signerName and labelSelector is allowed to match zero ClusterTrustBundles.
+    pub optional: Option<bool>,
+    /// Relative path from the volume root to write the bundle.
+    pub path: Option<::k8s_client_runtime::LeanString>,
+    /// Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated.
+    pub signer_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ClusterTrustBundleProjectionApply {
+    const NAME: &'static str = "ClusterTrustBundleProjectionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "labelSelector" => 0,
+                "name" => 1,
+                "optional" => 2,
+                "path" => 3,
+                "signerName" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.label_selector,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            2 => self.optional = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.signer_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ClusterTrustBundleProjectionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.label_selector.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.optional.is_some())
+            + usize::from(self.path.is_some()) + usize::from(self.signer_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.label_selector {
+            out.field("labelSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.optional {
+            out.field("optional", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.path {
+            out.field("path", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.signer_name {
+            out.field("signerName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ClusterTrustBundleProjectionApply);
+#[cfg(feature = "apply")]
+impl ClusterTrustBundleProjectionApply {
+    /// Sets `labelSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_label_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.label_selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `optional`, replacing an earlier value.
+    #[inline]
+    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.optional = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `path`, replacing an earlier value.
+    #[inline]
+    pub fn with_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `signerName`, replacing an earlier value.
+    #[inline]
+    pub fn with_signer_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.signer_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -115,3 +115,121 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerExtendedResourceRe
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.request_name);
     }
 }
+/// The apply configuration of [`ContainerExtendedResourceRequest`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerExtendedResourceRequestApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerExtendedResourceRequestApply {
+    /// The name of the container requesting resources.
+    pub container_name: Option<::k8s_client_runtime::LeanString>,
+    /// The name of the request in the special ResourceClaim which corresponds to the extended resource.
+    pub request_name: Option<::k8s_client_runtime::LeanString>,
+    /// The name of the extended resource in that container which gets backed by DRA.
+    pub resource_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ContainerExtendedResourceRequestApply {
+    const NAME: &'static str = "ContainerExtendedResourceRequestApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "containerName" => 0,
+                "requestName" => 1,
+                "resourceName" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.container_name,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.request_name,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ContainerExtendedResourceRequestApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.container_name.is_some())
+            + usize::from(self.request_name.is_some())
+            + usize::from(self.resource_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.container_name {
+            out.field("containerName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.request_name {
+            out.field("requestName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_name {
+            out.field("resourceName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerExtendedResourceRequestApply);
+#[cfg(feature = "apply")]
+impl ContainerExtendedResourceRequestApply {
+    /// Sets `containerName`, replacing an earlier value.
+    #[inline]
+    pub fn with_container_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.container_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `requestName`, replacing an earlier value.
+    #[inline]
+    pub fn with_request_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.request_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resourceName`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -102,3 +102,91 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerImage {
         );
     }
 }
+/// The apply configuration of [`ContainerImage`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerImageApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerImageApply {
+    /// Names by which this image is known. e.g. ["kubernetes.example/hyperkube:v1.0.7", "cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7"]
+    pub names: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// The size of the image in bytes.
+    pub size_bytes: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerImageApply {
+    const NAME: &'static str = "ContainerImageApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "names" => 0,
+                "sizeBytes" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.names),
+                )?
+            }
+            1 => self.size_bytes = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerImageApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.names.is_some())
+            + usize::from(self.size_bytes.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.names {
+            out.field("names", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.size_bytes {
+            out.field("sizeBytes", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerImageApply);
+#[cfg(feature = "apply")]
+impl ContainerImageApply {
+    /// Appends the values to `names` (a later call appends more).
+    #[inline]
+    pub fn with_names(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.names
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `sizeBytes`, replacing an earlier value.
+    #[inline]
+    pub fn with_size_bytes(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.size_bytes = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -168,3 +168,144 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerPort {
         );
     }
 }
+/// The apply configuration of [`ContainerPort`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerPortApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerPortApply {
+    /// Number of port to expose on the pod's IP address. This must be a valid port number, 0 < x < 65536.
+    pub container_port: Option<i32>,
+    /// What host IP to bind the external port to.
+    pub host_ip: Option<::k8s_client_runtime::LeanString>,
+    /// Number of port to expose on the host. If specified, this must be a valid port number, 0 < x < 65536. If HostNetwork is specified, this must match ContainerPort. Most containers do not need this.
+    pub host_port: Option<i32>,
+    /// If specified, this must be an IANA_SVC_NAME and unique within the pod. Each named port in a pod must have a unique name. Name for the port that can be referred to by services.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
+    pub protocol: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerPortApply {
+    const NAME: &'static str = "ContainerPortApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "containerPort" => 0,
+                "hostIP" => 1,
+                "hostPort" => 2,
+                "name" => 3,
+                "protocol" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.container_port = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host_ip),
+                )?
+            }
+            2 => self.host_port = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.protocol),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerPortApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.container_port.is_some())
+            + usize::from(self.host_ip.is_some()) + usize::from(self.host_port.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.protocol.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.container_port {
+            out.field("containerPort", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_ip {
+            out.field("hostIP", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_port {
+            out.field("hostPort", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.protocol {
+            out.field("protocol", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerPortApply);
+#[cfg(feature = "apply")]
+impl ContainerPortApply {
+    /// Sets `containerPort`, replacing an earlier value.
+    #[inline]
+    pub fn with_container_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.container_port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `hostIP`, replacing an earlier value.
+    #[inline]
+    pub fn with_host_ip(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.host_ip = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `hostPort`, replacing an earlier value.
+    #[inline]
+    pub fn with_host_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.host_port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `protocol`, replacing an earlier value.
+    #[inline]
+    pub fn with_protocol(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.protocol = ::std::option::Option::Some(value.into());
+        self
+    }
+}

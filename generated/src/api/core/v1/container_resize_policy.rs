@@ -95,3 +95,96 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerResizePolicy {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.restart_policy);
     }
 }
+/// The apply configuration of [`ContainerResizePolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerResizePolicyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerResizePolicyApply {
+    /// Name of the resource to which this resource resize policy applies. Supported values: cpu, memory.
+    pub resource_name: Option<::k8s_client_runtime::LeanString>,
+    /// Restart policy to apply when specified resource is resized. If not specified, it defaults to NotRequired.
+    pub restart_policy: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerResizePolicyApply {
+    const NAME: &'static str = "ContainerResizePolicyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "resourceName" => 0,
+                "restartPolicy" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_name,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.restart_policy,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerResizePolicyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.resource_name.is_some())
+            + usize::from(self.restart_policy.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.resource_name {
+            out.field("resourceName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.restart_policy {
+            out.field("restartPolicy", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerResizePolicyApply);
+#[cfg(feature = "apply")]
+impl ContainerResizePolicyApply {
+    /// Sets `resourceName`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `restartPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_restart_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.restart_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -102,3 +102,97 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerRestartRule {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.exit_codes);
     }
 }
+/// The apply configuration of [`ContainerRestartRule`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerRestartRuleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerRestartRuleApply {
+    /// Specifies the action taken on a container exit if the requirements are satisfied. The only possible value is "Restart" to restart the container.
+    pub action: Option<::k8s_client_runtime::LeanString>,
+    /// Represents the exit codes to check on container exits.
+    pub exit_codes: Option<
+        ::std::boxed::Box<crate::api::core::v1::ContainerRestartRuleOnExitCodesApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerRestartRuleApply {
+    const NAME: &'static str = "ContainerRestartRuleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "action" => 0,
+                "exitCodes" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.action),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.exit_codes,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerRestartRuleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.action.is_some())
+            + usize::from(self.exit_codes.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.action {
+            out.field("action", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.exit_codes {
+            out.field("exitCodes", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerRestartRuleApply);
+#[cfg(feature = "apply")]
+impl ContainerRestartRuleApply {
+    /// Sets `action`, replacing an earlier value.
+    #[inline]
+    pub fn with_action(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.action = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `exitCodes`, replacing an earlier value.
+    #[inline]
+    pub fn with_exit_codes(
+        mut self,
+        value: crate::api::core::v1::ContainerRestartRuleOnExitCodesApply,
+    ) -> Self {
+        self.exit_codes = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

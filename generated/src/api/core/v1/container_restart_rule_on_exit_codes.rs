@@ -104,3 +104,101 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerRestartRuleOnExitC
         }
     }
 }
+/// The apply configuration of [`ContainerRestartRuleOnExitCodes`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerRestartRuleOnExitCodesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerRestartRuleOnExitCodesApply {
+    /// Represents the relationship between the container exit code(s) and the specified values. Possible values are: - In: the requirement is satisfied if the container exit code is in the
+    ///   set of specified values.
+    /// - NotIn: the requirement is satisfied if the container exit code is
+    ///   not in the set of specified values.
+    pub operator: Option<::k8s_client_runtime::LeanString>,
+    /// Specifies the set of values to check for container exit codes. At most 255 elements are allowed.
+    pub values: Option<::k8s_client_runtime::ThinVec<i32>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ContainerRestartRuleOnExitCodesApply {
+    const NAME: &'static str = "ContainerRestartRuleOnExitCodesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "operator" => 0,
+                "values" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.operator),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.values),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ContainerRestartRuleOnExitCodesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.operator.is_some())
+            + usize::from(self.values.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.operator {
+            out.field("operator", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.values {
+            out.field("values", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerRestartRuleOnExitCodesApply);
+#[cfg(feature = "apply")]
+impl ContainerRestartRuleOnExitCodesApply {
+    /// Sets `operator`, replacing an earlier value.
+    #[inline]
+    pub fn with_operator(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.operator = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `values` (a later call appends more).
+    #[inline]
+    pub fn with_values(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<i32>>,
+    ) -> Self {
+        for value in values {
+            self.values
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

@@ -132,3 +132,128 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerState {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.terminated);
     }
 }
+/// The apply configuration of [`ContainerState`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerStateApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerStateApply {
+    /// Details about a running container
+    pub running: Option<
+        ::std::boxed::Box<crate::api::core::v1::ContainerStateRunningApply>,
+    >,
+    /// Details about a terminated container
+    pub terminated: Option<
+        ::std::boxed::Box<crate::api::core::v1::ContainerStateTerminatedApply>,
+    >,
+    /// Details about a waiting container
+    pub waiting: Option<
+        ::std::boxed::Box<crate::api::core::v1::ContainerStateWaitingApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStateApply {
+    const NAME: &'static str = "ContainerStateApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "running" => 0,
+                "terminated" => 1,
+                "waiting" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.running,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.terminated,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.waiting,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStateApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.running.is_some())
+            + usize::from(self.terminated.is_some())
+            + usize::from(self.waiting.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.running {
+            out.field("running", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.terminated {
+            out.field("terminated", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.waiting {
+            out.field("waiting", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerStateApply);
+#[cfg(feature = "apply")]
+impl ContainerStateApply {
+    /// Sets `running`, replacing an earlier value.
+    #[inline]
+    pub fn with_running(
+        mut self,
+        value: crate::api::core::v1::ContainerStateRunningApply,
+    ) -> Self {
+        self.running = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `terminated`, replacing an earlier value.
+    #[inline]
+    pub fn with_terminated(
+        mut self,
+        value: crate::api::core::v1::ContainerStateTerminatedApply,
+    ) -> Self {
+        self.terminated = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `waiting`, replacing an earlier value.
+    #[inline]
+    pub fn with_waiting(
+        mut self,
+        value: crate::api::core::v1::ContainerStateWaitingApply,
+    ) -> Self {
+        self.waiting = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

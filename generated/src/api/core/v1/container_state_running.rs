@@ -79,3 +79,67 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerStateRunning {
         );
     }
 }
+/// The apply configuration of [`ContainerStateRunning`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerStateRunningApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerStateRunningApply {
+    /// Time at which the container was last (re-)started
+    pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStateRunningApply {
+    const NAME: &'static str = "ContainerStateRunningApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "startedAt" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.started_at = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStateRunningApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.started_at.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.started_at {
+            out.field("startedAt", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerStateRunningApply);
+#[cfg(feature = "apply")]
+impl ContainerStateRunningApply {
+    /// Sets `startedAt`, replacing an earlier value.
+    #[inline]
+    pub fn with_started_at(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.started_at = ::std::option::Option::Some(value.into());
+        self
+    }
+}

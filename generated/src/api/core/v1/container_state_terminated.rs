@@ -210,3 +210,177 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerStateTerminated {
         );
     }
 }
+/// The apply configuration of [`ContainerStateTerminated`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerStateTerminatedApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerStateTerminatedApply {
+    /// Container's ID in the format '<type>://<container_id>'
+    pub container_id: Option<::k8s_client_runtime::LeanString>,
+    /// Exit status from the last termination of the container
+    pub exit_code: Option<i32>,
+    /// Time at which the container last terminated
+    pub finished_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Message regarding the last termination of the container
+    pub message: Option<::k8s_client_runtime::LeanString>,
+    /// (brief) reason from the last termination of the container
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+    /// Signal from the last termination of the container
+    pub signal: Option<i32>,
+    /// Time at which previous execution of the container started
+    pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ContainerStateTerminatedApply {
+    const NAME: &'static str = "ContainerStateTerminatedApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "containerID" => 0,
+                "exitCode" => 1,
+                "finishedAt" => 2,
+                "message" => 3,
+                "reason" => 4,
+                "signal" => 5,
+                "startedAt" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.container_id,
+                    ),
+                )?
+            }
+            1 => self.exit_code = map.next_value()?,
+            2 => self.finished_at = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            5 => self.signal = map.next_value()?,
+            6 => self.started_at = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ContainerStateTerminatedApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.container_id.is_some())
+            + usize::from(self.exit_code.is_some())
+            + usize::from(self.finished_at.is_some())
+            + usize::from(self.message.is_some()) + usize::from(self.reason.is_some())
+            + usize::from(self.signal.is_some()) + usize::from(self.started_at.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.container_id {
+            out.field("containerID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.exit_code {
+            out.field("exitCode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.finished_at {
+            out.field("finishedAt", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.signal {
+            out.field("signal", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.started_at {
+            out.field("startedAt", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerStateTerminatedApply);
+#[cfg(feature = "apply")]
+impl ContainerStateTerminatedApply {
+    /// Sets `containerID`, replacing an earlier value.
+    #[inline]
+    pub fn with_container_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.container_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `exitCode`, replacing an earlier value.
+    #[inline]
+    pub fn with_exit_code(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.exit_code = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `finishedAt`, replacing an earlier value.
+    #[inline]
+    pub fn with_finished_at(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.finished_at = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `message`, replacing an earlier value.
+    #[inline]
+    pub fn with_message(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.message = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `signal`, replacing an earlier value.
+    #[inline]
+    pub fn with_signal(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.signal = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `startedAt`, replacing an earlier value.
+    #[inline]
+    pub fn with_started_at(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.started_at = ::std::option::Option::Some(value.into());
+        self
+    }
+}

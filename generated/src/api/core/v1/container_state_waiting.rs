@@ -107,3 +107,91 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerStateWaiting {
         );
     }
 }
+/// The apply configuration of [`ContainerStateWaiting`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerStateWaitingApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerStateWaitingApply {
+    /// Message regarding why the container is not yet running.
+    pub message: Option<::k8s_client_runtime::LeanString>,
+    /// (brief) reason the container is not yet running.
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStateWaitingApply {
+    const NAME: &'static str = "ContainerStateWaitingApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "message" => 0,
+                "reason" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStateWaitingApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.message.is_some()) + usize::from(self.reason.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerStateWaitingApply);
+#[cfg(feature = "apply")]
+impl ContainerStateWaitingApply {
+    /// Sets `message`, replacing an earlier value.
+    #[inline]
+    pub fn with_message(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.message = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -462,3 +462,460 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerStatus {
         ::k8s_client_runtime::protobuf::encode::option(writer, 15, &self.stop_signal);
     }
 }
+/// The apply configuration of [`ContainerStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerStatusApply {
+    /// AllocatedResources represents the compute resources allocated for this container by the node. Kubelet sets this value to Container.Resources.Requests upon successful pod admission and after successfully admitting desired pod resize.
+    pub allocated_resources: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+    /// AllocatedResourcesStatus represents the status of various resources allocated for this Pod.
+    pub allocated_resources_status: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ResourceStatusApply>,
+    >,
+    /// ContainerID is the ID of the container in the format '<type>://<container_id>'. Where type is a container runtime identifier, returned from Version call of CRI API (for example "containerd").
+    pub container_id: Option<::k8s_client_runtime::LeanString>,
+    /// Image is the name of container image that the container is running. The container image may not match the image used in the PodSpec, as it may have been resolved by the runtime. More info: https://kubernetes.io/docs/concepts/containers/images.
+    pub image: Option<::k8s_client_runtime::LeanString>,
+    /// ImageID is the image ID of the container's image. The image ID may not match the image ID of the image used in the PodSpec, as it may have been resolved by the runtime.
+    pub image_id: Option<::k8s_client_runtime::LeanString>,
+    /// LastTerminationState holds the last termination state of the container to help debug container crashes and restarts. This field is not populated if the container is still running and RestartCount is 0.
+    pub last_state: Option<::std::boxed::Box<crate::api::core::v1::ContainerStateApply>>,
+    /// Name is a DNS_LABEL representing the unique name of the container. Each container in a pod must have a unique name across all container types. Cannot be updated.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// Ready specifies whether the container is currently passing its readiness check. The value will change as readiness probes keep executing. If no readiness probes are specified, this field defaults to true once the container is fully started (see Started field).
+    ///
+    /// The value is typically used to determine whether a container is ready to accept traffic.
+    pub ready: Option<bool>,
+    /// Resources represents the compute resource requests and limits that have been successfully enacted on the running container after it has been started or has been successfully resized.
+    pub resources: Option<
+        ::std::boxed::Box<crate::api::core::v1::ResourceRequirementsApply>,
+    >,
+    /// RestartCount holds the number of times the container has been restarted. Kubelet makes an effort to always increment the value, but there are cases when the state may be lost due to node restarts and then the value may be reset to 0. The value is never negative.
+    pub restart_count: Option<i32>,
+    /// Started indicates whether the container has finished its postStart lifecycle hook and passed its startup probe. Initialized as false, becomes true after startupProbe is considered successful. Resets to false when the container is restarted, or if kubelet loses state temporarily. In both cases, startup probes will run again. Is always true when no startupProbe is defined and container is running and has passed the postStart lifecycle hook. The null value must be treated the same as false.
+    pub started: Option<bool>,
+    /// State holds details about the container's current condition.
+    pub state: Option<::std::boxed::Box<crate::api::core::v1::ContainerStateApply>>,
+    /// StopSignal reports the effective stop signal for this container
+    ///
+    /// Possible enum values:
+    ///  - `"SIGABRT"`
+    ///  - `"SIGALRM"`
+    ///  - `"SIGBUS"`
+    ///  - `"SIGCHLD"`
+    ///  - `"SIGCLD"`
+    ///  - `"SIGCONT"`
+    ///  - `"SIGFPE"`
+    ///  - `"SIGHUP"`
+    ///  - `"SIGILL"`
+    ///  - `"SIGINT"`
+    ///  - `"SIGIO"`
+    ///  - `"SIGIOT"`
+    ///  - `"SIGKILL"`
+    ///  - `"SIGPIPE"`
+    ///  - `"SIGPOLL"`
+    ///  - `"SIGPROF"`
+    ///  - `"SIGPWR"`
+    ///  - `"SIGQUIT"`
+    ///  - `"SIGRTMAX"`
+    ///  - `"SIGRTMAX-1"`
+    ///  - `"SIGRTMAX-10"`
+    ///  - `"SIGRTMAX-11"`
+    ///  - `"SIGRTMAX-12"`
+    ///  - `"SIGRTMAX-13"`
+    ///  - `"SIGRTMAX-14"`
+    ///  - `"SIGRTMAX-2"`
+    ///  - `"SIGRTMAX-3"`
+    ///  - `"SIGRTMAX-4"`
+    ///  - `"SIGRTMAX-5"`
+    ///  - `"SIGRTMAX-6"`
+    ///  - `"SIGRTMAX-7"`
+    ///  - `"SIGRTMAX-8"`
+    ///  - `"SIGRTMAX-9"`
+    ///  - `"SIGRTMIN"`
+    ///  - `"SIGRTMIN+1"`
+    ///  - `"SIGRTMIN+10"`
+    ///  - `"SIGRTMIN+11"`
+    ///  - `"SIGRTMIN+12"`
+    ///  - `"SIGRTMIN+13"`
+    ///  - `"SIGRTMIN+14"`
+    ///  - `"SIGRTMIN+15"`
+    ///  - `"SIGRTMIN+2"`
+    ///  - `"SIGRTMIN+3"`
+    ///  - `"SIGRTMIN+4"`
+    ///  - `"SIGRTMIN+5"`
+    ///  - `"SIGRTMIN+6"`
+    ///  - `"SIGRTMIN+7"`
+    ///  - `"SIGRTMIN+8"`
+    ///  - `"SIGRTMIN+9"`
+    ///  - `"SIGSEGV"`
+    ///  - `"SIGSTKFLT"`
+    ///  - `"SIGSTOP"`
+    ///  - `"SIGSYS"`
+    ///  - `"SIGTERM"`
+    ///  - `"SIGTRAP"`
+    ///  - `"SIGTSTP"`
+    ///  - `"SIGTTIN"`
+    ///  - `"SIGTTOU"`
+    ///  - `"SIGURG"`
+    ///  - `"SIGUSR1"`
+    ///  - `"SIGUSR2"`
+    ///  - `"SIGVTALRM"`
+    ///  - `"SIGWINCH"`
+    ///  - `"SIGXCPU"`
+    ///  - `"SIGXFSZ"`
+    pub stop_signal: Option<::k8s_client_runtime::LeanString>,
+    /// User represents user identity information initially attached to the first process of the container
+    pub user: Option<::std::boxed::Box<crate::api::core::v1::ContainerUserApply>>,
+    /// Status of volume mounts.
+    pub volume_mounts: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeMountStatusApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerStatusApply {
+    const NAME: &'static str = "ContainerStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allocatedResources" => 0,
+                "allocatedResourcesStatus" => 1,
+                "containerID" => 2,
+                "image" => 3,
+                "imageID" => 4,
+                "lastState" => 5,
+                "name" => 6,
+                "ready" => 7,
+                "resources" => 8,
+                "restartCount" => 9,
+                "started" => 10,
+                "state" => 11,
+                "stopSignal" => 12,
+                "user" => 13,
+                "volumeMounts" => 14,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.allocated_resources,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.allocated_resources_status,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.container_id,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.image),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.image_id),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.last_state,
+                        options,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            7 => self.ready = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
+                )?
+            }
+            9 => self.restart_count = map.next_value()?,
+            10 => self.started = map.next_value()?,
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.state,
+                        options,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.stop_signal,
+                    ),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.user,
+                        options,
+                    ),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.volume_mounts,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.allocated_resources.is_some())
+            + usize::from(self.allocated_resources_status.is_some())
+            + usize::from(self.container_id.is_some())
+            + usize::from(self.image.is_some()) + usize::from(self.image_id.is_some())
+            + usize::from(self.last_state.is_some()) + usize::from(self.name.is_some())
+            + usize::from(self.ready.is_some()) + usize::from(self.resources.is_some())
+            + usize::from(self.restart_count.is_some())
+            + usize::from(self.started.is_some()) + usize::from(self.state.is_some())
+            + usize::from(self.stop_signal.is_some()) + usize::from(self.user.is_some())
+            + usize::from(self.volume_mounts.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.allocated_resources {
+            out.field("allocatedResources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.allocated_resources_status {
+            out.field("allocatedResourcesStatus", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.container_id {
+            out.field("containerID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.image {
+            out.field("image", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.image_id {
+            out.field("imageID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.last_state {
+            out.field("lastState", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ready {
+            out.field("ready", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resources {
+            out.field("resources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.restart_count {
+            out.field("restartCount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.started {
+            out.field("started", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.state {
+            out.field("state", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.stop_signal {
+            out.field("stopSignal", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.user {
+            out.field("user", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_mounts {
+            out.field("volumeMounts", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerStatusApply);
+#[cfg(feature = "apply")]
+impl ContainerStatusApply {
+    /// Adds the entries to `allocatedResources`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_allocated_resources(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.allocated_resources
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Appends the values to `allocatedResourcesStatus` (a later call appends more).
+    #[inline]
+    pub fn with_allocated_resources_status(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ResourceStatusApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.allocated_resources_status
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `containerID`, replacing an earlier value.
+    #[inline]
+    pub fn with_container_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.container_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `image`, replacing an earlier value.
+    #[inline]
+    pub fn with_image(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.image = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `imageID`, replacing an earlier value.
+    #[inline]
+    pub fn with_image_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.image_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `lastState`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_state(
+        mut self,
+        value: crate::api::core::v1::ContainerStateApply,
+    ) -> Self {
+        self.last_state = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `ready`, replacing an earlier value.
+    #[inline]
+    pub fn with_ready(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.ready = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resources`, replacing an earlier value.
+    #[inline]
+    pub fn with_resources(
+        mut self,
+        value: crate::api::core::v1::ResourceRequirementsApply,
+    ) -> Self {
+        self.resources = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `restartCount`, replacing an earlier value.
+    #[inline]
+    pub fn with_restart_count(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.restart_count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `started`, replacing an earlier value.
+    #[inline]
+    pub fn with_started(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.started = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `state`, replacing an earlier value.
+    #[inline]
+    pub fn with_state(
+        mut self,
+        value: crate::api::core::v1::ContainerStateApply,
+    ) -> Self {
+        self.state = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `stopSignal`, replacing an earlier value.
+    #[inline]
+    pub fn with_stop_signal(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.stop_signal = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `user`, replacing an earlier value.
+    #[inline]
+    pub fn with_user(mut self, value: crate::api::core::v1::ContainerUserApply) -> Self {
+        self.user = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `volumeMounts` (a later call appends more).
+    #[inline]
+    pub fn with_volume_mounts(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::VolumeMountStatusApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.volume_mounts
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

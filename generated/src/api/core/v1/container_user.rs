@@ -82,3 +82,74 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerUser {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.linux);
     }
 }
+/// The apply configuration of [`ContainerUser`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ContainerUserApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContainerUserApply {
+    /// Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so.
+    pub linux: Option<::std::boxed::Box<crate::api::core::v1::LinuxContainerUserApply>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ContainerUserApply {
+    const NAME: &'static str = "ContainerUserApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "linux" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.linux,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerUserApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.linux.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.linux {
+            out.field("linux", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ContainerUserApply);
+#[cfg(feature = "apply")]
+impl ContainerUserApply {
+    /// Sets `linux`, replacing an earlier value.
+    #[inline]
+    pub fn with_linux(
+        mut self,
+        value: crate::api::core::v1::LinuxContainerUserApply,
+    ) -> Self {
+        self.linux = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

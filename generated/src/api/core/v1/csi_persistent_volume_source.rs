@@ -316,3 +316,302 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CSIPersistentVolumeSource {
         );
     }
 }
+/// The apply configuration of [`CSIPersistentVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CSIPersistentVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CSIPersistentVolumeSourceApply {
+    /// controllerExpandSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI ControllerExpandVolume call. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
+    pub controller_expand_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretReferenceApply>,
+    >,
+    /// controllerPublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI ControllerPublishVolume and ControllerUnpublishVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
+    pub controller_publish_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretReferenceApply>,
+    >,
+    /// driver is the name of the driver to use for this volume. Required.
+    pub driver: Option<::k8s_client_runtime::LeanString>,
+    /// fsType to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs".
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
+    /// nodeExpandSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeExpandVolume call. This field is optional, may be omitted if no secret is required. If the secret object contains more than one secret, all secrets are passed.
+    pub node_expand_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretReferenceApply>,
+    >,
+    /// nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
+    pub node_publish_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretReferenceApply>,
+    >,
+    /// nodeStageSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodeStageVolume and NodeStageVolume and NodeUnstageVolume calls. This field is optional, and may be empty if no secret is required. If the secret object contains more than one secret, all secrets are passed.
+    pub node_stage_secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretReferenceApply>,
+    >,
+    /// readOnly value to pass to ControllerPublishVolumeRequest. Defaults to false (read/write).
+    pub read_only: Option<bool>,
+    /// volumeAttributes of the volume to publish.
+    pub volume_attributes: Option<::k8s_client_runtime::Map>,
+    /// volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to refer to the volume on all subsequent calls. Required.
+    pub volume_handle: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CSIPersistentVolumeSourceApply {
+    const NAME: &'static str = "CSIPersistentVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "controllerExpandSecretRef" => 0,
+                "controllerPublishSecretRef" => 1,
+                "driver" => 2,
+                "fsType" => 3,
+                "nodeExpandSecretRef" => 4,
+                "nodePublishSecretRef" => 5,
+                "nodeStageSecretRef" => 6,
+                "readOnly" => 7,
+                "volumeAttributes" => 8,
+                "volumeHandle" => 9,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.controller_expand_secret_ref,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.controller_publish_secret_ref,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.driver),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.node_expand_secret_ref,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.node_publish_secret_ref,
+                        options,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.node_stage_secret_ref,
+                        options,
+                    ),
+                )?
+            }
+            7 => self.read_only = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.volume_attributes,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_handle,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CSIPersistentVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.controller_expand_secret_ref.is_some())
+            + usize::from(self.controller_publish_secret_ref.is_some())
+            + usize::from(self.driver.is_some()) + usize::from(self.fs_type.is_some())
+            + usize::from(self.node_expand_secret_ref.is_some())
+            + usize::from(self.node_publish_secret_ref.is_some())
+            + usize::from(self.node_stage_secret_ref.is_some())
+            + usize::from(self.read_only.is_some())
+            + usize::from(self.volume_attributes.is_some())
+            + usize::from(self.volume_handle.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.controller_expand_secret_ref {
+            out.field("controllerExpandSecretRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.controller_publish_secret_ref {
+            out.field("controllerPublishSecretRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.driver {
+            out.field("driver", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fs_type {
+            out.field("fsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_expand_secret_ref {
+            out.field("nodeExpandSecretRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_publish_secret_ref {
+            out.field("nodePublishSecretRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_stage_secret_ref {
+            out.field("nodeStageSecretRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_attributes {
+            out.field("volumeAttributes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_handle {
+            out.field("volumeHandle", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CSIPersistentVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl CSIPersistentVolumeSourceApply {
+    /// Sets `controllerExpandSecretRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_controller_expand_secret_ref(
+        mut self,
+        value: crate::api::core::v1::SecretReferenceApply,
+    ) -> Self {
+        self.controller_expand_secret_ref = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `controllerPublishSecretRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_controller_publish_secret_ref(
+        mut self,
+        value: crate::api::core::v1::SecretReferenceApply,
+    ) -> Self {
+        self.controller_publish_secret_ref = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `driver`, replacing an earlier value.
+    #[inline]
+    pub fn with_driver(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.driver = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `fsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeExpandSecretRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_expand_secret_ref(
+        mut self,
+        value: crate::api::core::v1::SecretReferenceApply,
+    ) -> Self {
+        self.node_expand_secret_ref = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `nodePublishSecretRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_publish_secret_ref(
+        mut self,
+        value: crate::api::core::v1::SecretReferenceApply,
+    ) -> Self {
+        self.node_publish_secret_ref = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `nodeStageSecretRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_stage_secret_ref(
+        mut self,
+        value: crate::api::core::v1::SecretReferenceApply,
+    ) -> Self {
+        self.node_stage_secret_ref = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `volumeAttributes`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_volume_attributes(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.volume_attributes
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `volumeHandle`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_handle(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_handle = ::std::option::Option::Some(value.into());
+        self
+    }
+}

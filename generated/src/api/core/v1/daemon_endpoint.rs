@@ -73,3 +73,64 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonEndpoint {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.port);
     }
 }
+/// The apply configuration of [`DaemonEndpoint`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DaemonEndpointApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DaemonEndpointApply {
+    /// Port number of the given endpoint.
+    pub port: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DaemonEndpointApply {
+    const NAME: &'static str = "DaemonEndpointApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "Port" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.port = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonEndpointApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.port.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.port {
+            out.field("Port", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DaemonEndpointApply);
+#[cfg(feature = "apply")]
+impl DaemonEndpointApply {
+    /// Sets `Port`, replacing an earlier value.
+    #[inline]
+    pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.port = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -86,3 +86,80 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DownwardAPIProjection {
         }
     }
 }
+/// The apply configuration of [`DownwardAPIProjection`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DownwardAPIProjectionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DownwardAPIProjectionApply {
+    /// Items is a list of DownwardAPIVolume file
+    pub items: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::DownwardAPIVolumeFileApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DownwardAPIProjectionApply {
+    const NAME: &'static str = "DownwardAPIProjectionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "items" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.items,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DownwardAPIProjectionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.items.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.items {
+            out.field("items", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DownwardAPIProjectionApply);
+#[cfg(feature = "apply")]
+impl DownwardAPIProjectionApply {
+    /// Appends the values to `items` (a later call appends more).
+    #[inline]
+    pub fn with_items(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::DownwardAPIVolumeFileApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.items.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

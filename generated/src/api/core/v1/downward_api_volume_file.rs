@@ -146,3 +146,138 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DownwardAPIVolumeFile {
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.mode);
     }
 }
+/// The apply configuration of [`DownwardAPIVolumeFile`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DownwardAPIVolumeFileApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DownwardAPIVolumeFileApply {
+    /// Required: Selects a field of the pod: only annotations, labels, name, namespace and uid are supported.
+    pub field_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::ObjectFieldSelectorApply>,
+    >,
+    /// Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+    pub mode: Option<i32>,
+    /// Required: Path is  the relative path name of the file to be created. Must not be absolute or contain the '..' path. Must be utf-8 encoded. The first item of the relative path must not start with '..'
+    pub path: Option<::k8s_client_runtime::LeanString>,
+    /// Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported.
+    pub resource_field_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::ResourceFieldSelectorApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DownwardAPIVolumeFileApply {
+    const NAME: &'static str = "DownwardAPIVolumeFileApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "fieldRef" => 0,
+                "mode" => 1,
+                "path" => 2,
+                "resourceFieldRef" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.field_ref,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.mode = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resource_field_ref,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DownwardAPIVolumeFileApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.field_ref.is_some()) + usize::from(self.mode.is_some())
+            + usize::from(self.path.is_some())
+            + usize::from(self.resource_field_ref.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.field_ref {
+            out.field("fieldRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mode {
+            out.field("mode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.path {
+            out.field("path", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_field_ref {
+            out.field("resourceFieldRef", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DownwardAPIVolumeFileApply);
+#[cfg(feature = "apply")]
+impl DownwardAPIVolumeFileApply {
+    /// Sets `fieldRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_field_ref(
+        mut self,
+        value: crate::api::core::v1::ObjectFieldSelectorApply,
+    ) -> Self {
+        self.field_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `mode`, replacing an earlier value.
+    #[inline]
+    pub fn with_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `path`, replacing an earlier value.
+    #[inline]
+    pub fn with_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resourceFieldRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_field_ref(
+        mut self,
+        value: crate::api::core::v1::ResourceFieldSelectorApply,
+    ) -> Self {
+        self.resource_field_ref = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

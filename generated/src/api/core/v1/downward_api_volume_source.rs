@@ -103,3 +103,94 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DownwardAPIVolumeSource {
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.default_mode);
     }
 }
+/// The apply configuration of [`DownwardAPIVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DownwardAPIVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DownwardAPIVolumeSourceApply {
+    /// Optional: mode bits to use on created files by default. Must be a Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+    pub default_mode: Option<i32>,
+    /// Items is a list of downward API volume file
+    pub items: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::DownwardAPIVolumeFileApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DownwardAPIVolumeSourceApply {
+    const NAME: &'static str = "DownwardAPIVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "defaultMode" => 0,
+                "items" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.default_mode = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.items,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DownwardAPIVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.default_mode.is_some())
+            + usize::from(self.items.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.default_mode {
+            out.field("defaultMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.items {
+            out.field("items", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DownwardAPIVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl DownwardAPIVolumeSourceApply {
+    /// Sets `defaultMode`, replacing an earlier value.
+    #[inline]
+    pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.default_mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `items` (a later call appends more).
+    #[inline]
+    pub fn with_items(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::DownwardAPIVolumeFileApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.items.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

@@ -100,3 +100,90 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EmptyDirVolumeSource {
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.size_limit);
     }
 }
+/// The apply configuration of [`EmptyDirVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EmptyDirVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EmptyDirVolumeSourceApply {
+    /// medium represents what type of storage medium should back this directory. The default is "" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
+    pub medium: Option<::k8s_client_runtime::LeanString>,
+    /// sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
+    pub size_limit: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EmptyDirVolumeSourceApply {
+    const NAME: &'static str = "EmptyDirVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "medium" => 0,
+                "sizeLimit" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.medium),
+                )?
+            }
+            1 => self.size_limit = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EmptyDirVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.medium.is_some())
+            + usize::from(self.size_limit.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.medium {
+            out.field("medium", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.size_limit {
+            out.field("sizeLimit", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EmptyDirVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl EmptyDirVolumeSourceApply {
+    /// Sets `medium`, replacing an earlier value.
+    #[inline]
+    pub fn with_medium(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.medium = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `sizeLimit`, replacing an earlier value.
+    #[inline]
+    pub fn with_size_limit(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.size_limit = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -146,3 +146,138 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointAddress {
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.node_name);
     }
 }
+/// The apply configuration of [`EndpointAddress`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EndpointAddressApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EndpointAddressApply {
+    /// The Hostname of this endpoint
+    pub hostname: Option<::k8s_client_runtime::LeanString>,
+    /// The IP of this endpoint. May not be loopback (127.0.0.0/8 or ::1), link-local (169.254.0.0/16 or fe80::/10), or link-local multicast (224.0.0.0/24 or ff02::/16).
+    pub ip: Option<::k8s_client_runtime::LeanString>,
+    /// Optional: Node hosting this endpoint. This can be used to determine endpoints local to a node.
+    pub node_name: Option<::k8s_client_runtime::LeanString>,
+    /// Reference to object providing the endpoint.
+    pub target_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::ObjectReferenceApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointAddressApply {
+    const NAME: &'static str = "EndpointAddressApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "hostname" => 0,
+                "ip" => 1,
+                "nodeName" => 2,
+                "targetRef" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.hostname),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ip),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.target_ref,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointAddressApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.hostname.is_some()) + usize::from(self.ip.is_some())
+            + usize::from(self.node_name.is_some())
+            + usize::from(self.target_ref.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.hostname {
+            out.field("hostname", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ip {
+            out.field("ip", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_name {
+            out.field("nodeName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.target_ref {
+            out.field("targetRef", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EndpointAddressApply);
+#[cfg(feature = "apply")]
+impl EndpointAddressApply {
+    /// Sets `hostname`, replacing an earlier value.
+    #[inline]
+    pub fn with_hostname(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.hostname = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `ip`, replacing an earlier value.
+    #[inline]
+    pub fn with_ip(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.ip = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.node_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `targetRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_target_ref(
+        mut self,
+        value: crate::api::core::v1::ObjectReferenceApply,
+    ) -> Self {
+        self.target_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

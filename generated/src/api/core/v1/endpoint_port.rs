@@ -154,3 +154,142 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointPort {
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.app_protocol);
     }
 }
+/// The apply configuration of [`EndpointPort`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EndpointPortApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EndpointPortApply {
+    /// The application protocol for this port. This is used as a hint for implementations to offer richer behavior for protocols that they understand. This field follows standard Kubernetes label syntax. Valid values are either:
+    ///
+    /// * Un-prefixed protocol names - reserved for IANA standard service names (as per RFC-6335 and https://www.iana.org/assignments/service-names).
+    ///
+    /// * Kubernetes-defined prefixed names:
+    ///   * 'kubernetes.io/h2c' - HTTP/2 prior knowledge over cleartext as described in https://www.rfc-editor.org/rfc/rfc9113.html#name-starting-http-2-with-prior-
+    ///   * 'kubernetes.io/ws'  - WebSocket over cleartext as described in https://www.rfc-editor.org/rfc/rfc6455
+    ///   * 'kubernetes.io/wss' - WebSocket over TLS as described in https://www.rfc-editor.org/rfc/rfc6455
+    ///
+    /// * Other protocols should use implementation-defined prefixed names such as mycompany.com/my-custom-protocol.
+    pub app_protocol: Option<::k8s_client_runtime::LeanString>,
+    /// The name of this port.  This must match the 'name' field in the corresponding ServicePort. Must be a DNS_LABEL. Optional only if one port is defined.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// The port number of the endpoint.
+    pub port: Option<i32>,
+    /// The IP protocol for this port. Must be UDP, TCP, or SCTP. Default is TCP.
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
+    pub protocol: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointPortApply {
+    const NAME: &'static str = "EndpointPortApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "appProtocol" => 0,
+                "name" => 1,
+                "port" => 2,
+                "protocol" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.app_protocol,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            2 => self.port = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.protocol),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointPortApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.app_protocol.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.port.is_some())
+            + usize::from(self.protocol.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.app_protocol {
+            out.field("appProtocol", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.port {
+            out.field("port", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.protocol {
+            out.field("protocol", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EndpointPortApply);
+#[cfg(feature = "apply")]
+impl EndpointPortApply {
+    /// Sets `appProtocol`, replacing an earlier value.
+    #[inline]
+    pub fn with_app_protocol(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.app_protocol = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `port`, replacing an earlier value.
+    #[inline]
+    pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `protocol`, replacing an earlier value.
+    #[inline]
+    pub fn with_protocol(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.protocol = ::std::option::Option::Some(value.into());
+        self
+    }
+}

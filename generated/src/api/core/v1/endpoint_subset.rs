@@ -152,3 +152,144 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointSubset {
         }
     }
 }
+/// The apply configuration of [`EndpointSubset`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EndpointSubsetApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EndpointSubsetApply {
+    /// IP addresses which offer the related ports that are marked as ready. These endpoints should be considered safe for load balancers and clients to utilize.
+    pub addresses: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointAddressApply>,
+    >,
+    /// IP addresses which offer the related ports but are not currently marked as ready because they have not yet finished starting, have recently failed a readiness check, or have recently failed a liveness check.
+    pub not_ready_addresses: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointAddressApply>,
+    >,
+    /// Port numbers available on the related IP addresses.
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EndpointPortApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointSubsetApply {
+    const NAME: &'static str = "EndpointSubsetApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "addresses" => 0,
+                "notReadyAddresses" => 1,
+                "ports" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.addresses,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.not_ready_addresses,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointSubsetApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.addresses.is_some())
+            + usize::from(self.not_ready_addresses.is_some())
+            + usize::from(self.ports.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.addresses {
+            out.field("addresses", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.not_ready_addresses {
+            out.field("notReadyAddresses", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EndpointSubsetApply);
+#[cfg(feature = "apply")]
+impl EndpointSubsetApply {
+    /// Appends the values to `addresses` (a later call appends more).
+    #[inline]
+    pub fn with_addresses(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::EndpointAddressApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.addresses
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `notReadyAddresses` (a later call appends more).
+    #[inline]
+    pub fn with_not_ready_addresses(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::EndpointAddressApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.not_ready_addresses
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `ports` (a later call appends more).
+    #[inline]
+    pub fn with_ports(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::EndpointPortApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ports.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

@@ -136,3 +136,122 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EnvFromSource {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.secret_ref);
     }
 }
+/// The apply configuration of [`EnvFromSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EnvFromSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EnvFromSourceApply {
+    /// The ConfigMap to select from
+    pub config_map_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::ConfigMapEnvSourceApply>,
+    >,
+    /// Optional text to prepend to the name of each environment variable. May consist of any printable ASCII characters except '='.
+    pub prefix: Option<::k8s_client_runtime::LeanString>,
+    /// The Secret to select from
+    pub secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretEnvSourceApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvFromSourceApply {
+    const NAME: &'static str = "EnvFromSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "configMapRef" => 0,
+                "prefix" => 1,
+                "secretRef" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.config_map_ref,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.prefix),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EnvFromSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.config_map_ref.is_some())
+            + usize::from(self.prefix.is_some()) + usize::from(self.secret_ref.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.config_map_ref {
+            out.field("configMapRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.prefix {
+            out.field("prefix", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_ref {
+            out.field("secretRef", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EnvFromSourceApply);
+#[cfg(feature = "apply")]
+impl EnvFromSourceApply {
+    /// Sets `configMapRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_config_map_ref(
+        mut self,
+        value: crate::api::core::v1::ConfigMapEnvSourceApply,
+    ) -> Self {
+        self.config_map_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `prefix`, replacing an earlier value.
+    #[inline]
+    pub fn with_prefix(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.prefix = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_ref(
+        mut self,
+        value: crate::api::core::v1::SecretEnvSourceApply,
+    ) -> Self {
+        self.secret_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -125,3 +125,115 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EnvVar {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.value_from);
     }
 }
+/// The apply configuration of [`EnvVar`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EnvVarApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EnvVarApply {
+    /// Name of the environment variable. May consist of any printable ASCII characters except '='.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to "".
+    pub value: Option<::k8s_client_runtime::LeanString>,
+    /// Source for the environment variable's value. Cannot be used if value is not empty.
+    pub value_from: Option<::std::boxed::Box<crate::api::core::v1::EnvVarSourceApply>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvVarApply {
+    const NAME: &'static str = "EnvVarApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "name" => 0,
+                "value" => 1,
+                "valueFrom" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.value),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.value_from,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EnvVarApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.name.is_some()) + usize::from(self.value.is_some())
+            + usize::from(self.value_from.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value {
+            out.field("value", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value_from {
+            out.field("valueFrom", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EnvVarApply);
+#[cfg(feature = "apply")]
+impl EnvVarApply {
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `value`, replacing an earlier value.
+    #[inline]
+    pub fn with_value(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.value = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `valueFrom`, replacing an earlier value.
+    #[inline]
+    pub fn with_value_from(
+        mut self,
+        value: crate::api::core::v1::EnvVarSourceApply,
+    ) -> Self {
+        self.value_from = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

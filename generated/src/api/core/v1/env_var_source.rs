@@ -200,3 +200,184 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EnvVarSource {
         );
     }
 }
+/// The apply configuration of [`EnvVarSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EnvVarSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EnvVarSourceApply {
+    /// Selects a key of a ConfigMap.
+    pub config_map_key_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::ConfigMapKeySelectorApply>,
+    >,
+    /// Selects a field of the pod: supports metadata.name, metadata.namespace, `metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`, spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs.
+    pub field_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::ObjectFieldSelectorApply>,
+    >,
+    /// FileKeyRef selects a key of the env file. Requires the EnvFiles feature gate to be enabled.
+    pub file_key_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::FileKeySelectorApply>,
+    >,
+    /// Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported.
+    pub resource_field_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::ResourceFieldSelectorApply>,
+    >,
+    /// Selects a key of a secret in the pod's namespace
+    pub secret_key_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecretKeySelectorApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EnvVarSourceApply {
+    const NAME: &'static str = "EnvVarSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "configMapKeyRef" => 0,
+                "fieldRef" => 1,
+                "fileKeyRef" => 2,
+                "resourceFieldRef" => 3,
+                "secretKeyRef" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.config_map_key_ref,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.field_ref,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.file_key_ref,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resource_field_ref,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_key_ref,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EnvVarSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.config_map_key_ref.is_some())
+            + usize::from(self.field_ref.is_some())
+            + usize::from(self.file_key_ref.is_some())
+            + usize::from(self.resource_field_ref.is_some())
+            + usize::from(self.secret_key_ref.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.config_map_key_ref {
+            out.field("configMapKeyRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.field_ref {
+            out.field("fieldRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.file_key_ref {
+            out.field("fileKeyRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_field_ref {
+            out.field("resourceFieldRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_key_ref {
+            out.field("secretKeyRef", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EnvVarSourceApply);
+#[cfg(feature = "apply")]
+impl EnvVarSourceApply {
+    /// Sets `configMapKeyRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_config_map_key_ref(
+        mut self,
+        value: crate::api::core::v1::ConfigMapKeySelectorApply,
+    ) -> Self {
+        self.config_map_key_ref = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `fieldRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_field_ref(
+        mut self,
+        value: crate::api::core::v1::ObjectFieldSelectorApply,
+    ) -> Self {
+        self.field_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `fileKeyRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_file_key_ref(
+        mut self,
+        value: crate::api::core::v1::FileKeySelectorApply,
+    ) -> Self {
+        self.file_key_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `resourceFieldRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_field_ref(
+        mut self,
+        value: crate::api::core::v1::ResourceFieldSelectorApply,
+    ) -> Self {
+        self.resource_field_ref = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `secretKeyRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_key_ref(
+        mut self,
+        value: crate::api::core::v1::SecretKeySelectorApply,
+    ) -> Self {
+        self.secret_key_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -762,3 +762,701 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EphemeralContainer {
         );
     }
 }
+/// The apply configuration of [`EphemeralContainer`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EphemeralContainerApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EphemeralContainerApply {
+    /// Arguments to the entrypoint. The image's CMD is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
+    pub args: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// Entrypoint array. Not executed within a shell. The image's ENTRYPOINT is used if this is not provided. Variable references $(VAR_NAME) are expanded using the container's environment. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. "$$(VAR_NAME)" will produce the string literal "$(VAR_NAME)". Escaped references will never be expanded, regardless of whether the variable exists or not. Cannot be updated. More info: https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#running-a-command-in-a-shell
+    pub command: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// List of environment variables to set in the container. Cannot be updated.
+    pub env: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::EnvVarApply>>,
+    /// List of sources to populate environment variables in the container. The keys defined within a source may consist of any printable ASCII characters except '='. When a key exists in multiple sources, the value associated with the last source will take precedence. Values defined by an Env with a duplicate key will take precedence. Cannot be updated.
+    pub env_from: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EnvFromSourceApply>,
+    >,
+    /// Container image name. More info: https://kubernetes.io/docs/concepts/containers/images
+    pub image: Option<::k8s_client_runtime::LeanString>,
+    /// Image pull policy. One of Always, Never, IfNotPresent. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise. Cannot be updated. More info: https://kubernetes.io/docs/concepts/containers/images#updating-images
+    ///
+    /// Possible enum values:
+    ///  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
+    ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
+    ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
+    pub image_pull_policy: Option<::k8s_client_runtime::LeanString>,
+    /// Lifecycle is not allowed for ephemeral containers.
+    pub lifecycle: Option<::std::boxed::Box<crate::api::core::v1::LifecycleApply>>,
+    /// Probes are not allowed for ephemeral containers.
+    pub liveness_probe: Option<::std::boxed::Box<crate::api::core::v1::ProbeApply>>,
+    /// Name of the ephemeral container specified as a DNS_LABEL. This name must be unique among all containers, init containers and ephemeral containers.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// Ports are not allowed for ephemeral containers.
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerPortApply>,
+    >,
+    /// Probes are not allowed for ephemeral containers.
+    pub readiness_probe: Option<::std::boxed::Box<crate::api::core::v1::ProbeApply>>,
+    /// Resources resize policy for the container.
+    pub resize_policy: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerResizePolicyApply>,
+    >,
+    /// Resources are not allowed for ephemeral containers. Ephemeral containers use spare resources already allocated to the pod.
+    pub resources: Option<
+        ::std::boxed::Box<crate::api::core::v1::ResourceRequirementsApply>,
+    >,
+    /// Restart policy for the container to manage the restart behavior of each container within a pod. You cannot set this field on ephemeral containers.
+    pub restart_policy: Option<::k8s_client_runtime::LeanString>,
+    /// Represents a list of rules to be checked to determine if the container should be restarted on exit. You cannot set this field on ephemeral containers.
+    pub restart_policy_rules: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerRestartRuleApply>,
+    >,
+    /// Optional: SecurityContext defines the security options the ephemeral container should be run with. If set, the fields of SecurityContext override the equivalent fields of PodSecurityContext.
+    pub security_context: Option<
+        ::std::boxed::Box<crate::api::core::v1::SecurityContextApply>,
+    >,
+    /// Probes are not allowed for ephemeral containers.
+    pub startup_probe: Option<::std::boxed::Box<crate::api::core::v1::ProbeApply>>,
+    /// Whether this container should allocate a buffer for stdin in the container runtime. If this is not set, reads from stdin in the container will always result in EOF. Default is false.
+    pub stdin: Option<bool>,
+    /// Whether the container runtime should close the stdin channel after it has been opened by a single attach. When stdin is true the stdin stream will remain open across multiple attach sessions. If stdinOnce is set to true, stdin is opened on container start, is empty until the first client attaches to stdin, and then remains open and accepts data until the client disconnects, at which time stdin is closed and remains closed until the container is restarted. If this flag is false, a container processes that reads from stdin will never receive an EOF. Default is false
+    pub stdin_once: Option<bool>,
+    /// If set, the name of the container from PodSpec that this ephemeral container targets. The ephemeral container will be run in the namespaces (IPC, PID, etc) of this container. If not set then the ephemeral container uses the namespaces configured in the Pod spec.
+    ///
+    /// The container runtime must implement support for this feature. If the runtime does not support namespace targeting then the result of setting this field is undefined.
+    pub target_container_name: Option<::k8s_client_runtime::LeanString>,
+    /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem. Message written is intended to be brief final status, such as an assertion failure message. Will be truncated by the node if greater than 4096 bytes. The total message length across all containers will be limited to 12kb. Defaults to /dev/termination-log. Cannot be updated.
+    pub termination_message_path: Option<::k8s_client_runtime::LeanString>,
+    /// Indicate how the termination message should be populated. File will use the contents of terminationMessagePath to populate the container status message on both success and failure. FallbackToLogsOnError will use the last chunk of container log output if the termination message file is empty and the container exited with an error. The log output is limited to 2048 bytes or 80 lines, whichever is smaller. Defaults to File. Cannot be updated.
+    ///
+    /// Possible enum values:
+    ///  - `"FallbackToLogsOnError"` will read the most recent contents of the container logs for the container status message when the container exits with an error and the terminationMessagePath has no contents.
+    ///  - `"File"` is the default behavior and will set the container status message to the contents of the container's terminationMessagePath when the container exits.
+    pub termination_message_policy: Option<::k8s_client_runtime::LeanString>,
+    /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true. Default is false.
+    pub tty: Option<bool>,
+    /// volumeDevices is the list of block devices to be used by the container.
+    pub volume_devices: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeDeviceApply>,
+    >,
+    /// Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated.
+    pub volume_mounts: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeMountApply>,
+    >,
+    /// Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated.
+    pub working_dir: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralContainerApply {
+    const NAME: &'static str = "EphemeralContainerApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "args" => 0,
+                "command" => 1,
+                "env" => 2,
+                "envFrom" => 3,
+                "image" => 4,
+                "imagePullPolicy" => 5,
+                "lifecycle" => 6,
+                "livenessProbe" => 7,
+                "name" => 8,
+                "ports" => 9,
+                "readinessProbe" => 10,
+                "resizePolicy" => 11,
+                "resources" => 12,
+                "restartPolicy" => 13,
+                "restartPolicyRules" => 14,
+                "securityContext" => 15,
+                "startupProbe" => 16,
+                "stdin" => 17,
+                "stdinOnce" => 18,
+                "targetContainerName" => 19,
+                "terminationMessagePath" => 20,
+                "terminationMessagePolicy" => 21,
+                "tty" => 22,
+                "volumeDevices" => 23,
+                "volumeMounts" => 24,
+                "workingDir" => 25,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.args),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.command),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.env,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.env_from,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.image),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.image_pull_policy,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.lifecycle,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.liveness_probe,
+                        options,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.readiness_probe,
+                        options,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.resize_policy,
+                        options,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.restart_policy,
+                    ),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.restart_policy_rules,
+                        options,
+                    ),
+                )?
+            }
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.security_context,
+                        options,
+                    ),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.startup_probe,
+                        options,
+                    ),
+                )?
+            }
+            17 => self.stdin = map.next_value()?,
+            18 => self.stdin_once = map.next_value()?,
+            19 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.target_container_name,
+                    ),
+                )?
+            }
+            20 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.termination_message_path,
+                    ),
+                )?
+            }
+            21 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.termination_message_policy,
+                    ),
+                )?
+            }
+            22 => self.tty = map.next_value()?,
+            23 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.volume_devices,
+                        options,
+                    ),
+                )?
+            }
+            24 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.volume_mounts,
+                        options,
+                    ),
+                )?
+            }
+            25 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.working_dir,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EphemeralContainerApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.args.is_some()) + usize::from(self.command.is_some())
+            + usize::from(self.env.is_some()) + usize::from(self.env_from.is_some())
+            + usize::from(self.image.is_some())
+            + usize::from(self.image_pull_policy.is_some())
+            + usize::from(self.lifecycle.is_some())
+            + usize::from(self.liveness_probe.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.ports.is_some())
+            + usize::from(self.readiness_probe.is_some())
+            + usize::from(self.resize_policy.is_some())
+            + usize::from(self.resources.is_some())
+            + usize::from(self.restart_policy.is_some())
+            + usize::from(self.restart_policy_rules.is_some())
+            + usize::from(self.security_context.is_some())
+            + usize::from(self.startup_probe.is_some())
+            + usize::from(self.stdin.is_some()) + usize::from(self.stdin_once.is_some())
+            + usize::from(self.target_container_name.is_some())
+            + usize::from(self.termination_message_path.is_some())
+            + usize::from(self.termination_message_policy.is_some())
+            + usize::from(self.tty.is_some())
+            + usize::from(self.volume_devices.is_some())
+            + usize::from(self.volume_mounts.is_some())
+            + usize::from(self.working_dir.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.args {
+            out.field("args", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.command {
+            out.field("command", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.env {
+            out.field("env", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.env_from {
+            out.field("envFrom", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.image {
+            out.field("image", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.image_pull_policy {
+            out.field("imagePullPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.lifecycle {
+            out.field("lifecycle", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.liveness_probe {
+            out.field("livenessProbe", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.readiness_probe {
+            out.field("readinessProbe", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resize_policy {
+            out.field("resizePolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resources {
+            out.field("resources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.restart_policy {
+            out.field("restartPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.restart_policy_rules {
+            out.field("restartPolicyRules", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.security_context {
+            out.field("securityContext", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.startup_probe {
+            out.field("startupProbe", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.stdin {
+            out.field("stdin", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.stdin_once {
+            out.field("stdinOnce", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.target_container_name {
+            out.field("targetContainerName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.termination_message_path {
+            out.field("terminationMessagePath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.termination_message_policy {
+            out.field("terminationMessagePolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tty {
+            out.field("tty", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_devices {
+            out.field("volumeDevices", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_mounts {
+            out.field("volumeMounts", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.working_dir {
+            out.field("workingDir", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EphemeralContainerApply);
+#[cfg(feature = "apply")]
+impl EphemeralContainerApply {
+    /// Appends the values to `args` (a later call appends more).
+    #[inline]
+    pub fn with_args(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.args
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `command` (a later call appends more).
+    #[inline]
+    pub fn with_command(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.command
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `env` (a later call appends more).
+    #[inline]
+    pub fn with_env(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::EnvVarApply>,
+    ) -> Self {
+        for value in values {
+            self.env.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Appends the values to `envFrom` (a later call appends more).
+    #[inline]
+    pub fn with_env_from(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::EnvFromSourceApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.env_from
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `image`, replacing an earlier value.
+    #[inline]
+    pub fn with_image(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.image = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `imagePullPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_image_pull_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.image_pull_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `lifecycle`, replacing an earlier value.
+    #[inline]
+    pub fn with_lifecycle(
+        mut self,
+        value: crate::api::core::v1::LifecycleApply,
+    ) -> Self {
+        self.lifecycle = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `livenessProbe`, replacing an earlier value.
+    #[inline]
+    pub fn with_liveness_probe(
+        mut self,
+        value: crate::api::core::v1::ProbeApply,
+    ) -> Self {
+        self.liveness_probe = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `ports` (a later call appends more).
+    #[inline]
+    pub fn with_ports(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ContainerPortApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ports.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `readinessProbe`, replacing an earlier value.
+    #[inline]
+    pub fn with_readiness_probe(
+        mut self,
+        value: crate::api::core::v1::ProbeApply,
+    ) -> Self {
+        self.readiness_probe = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Appends the values to `resizePolicy` (a later call appends more).
+    #[inline]
+    pub fn with_resize_policy(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ContainerResizePolicyApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resize_policy
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `resources`, replacing an earlier value.
+    #[inline]
+    pub fn with_resources(
+        mut self,
+        value: crate::api::core::v1::ResourceRequirementsApply,
+    ) -> Self {
+        self.resources = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `restartPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_restart_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.restart_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `restartPolicyRules` (a later call appends more).
+    #[inline]
+    pub fn with_restart_policy_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ContainerRestartRuleApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.restart_policy_rules
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `securityContext`, replacing an earlier value.
+    #[inline]
+    pub fn with_security_context(
+        mut self,
+        value: crate::api::core::v1::SecurityContextApply,
+    ) -> Self {
+        self.security_context = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `startupProbe`, replacing an earlier value.
+    #[inline]
+    pub fn with_startup_probe(
+        mut self,
+        value: crate::api::core::v1::ProbeApply,
+    ) -> Self {
+        self.startup_probe = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `stdin`, replacing an earlier value.
+    #[inline]
+    pub fn with_stdin(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.stdin = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `stdinOnce`, replacing an earlier value.
+    #[inline]
+    pub fn with_stdin_once(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.stdin_once = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `targetContainerName`, replacing an earlier value.
+    #[inline]
+    pub fn with_target_container_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.target_container_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `terminationMessagePath`, replacing an earlier value.
+    #[inline]
+    pub fn with_termination_message_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.termination_message_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `terminationMessagePolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_termination_message_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.termination_message_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `tty`, replacing an earlier value.
+    #[inline]
+    pub fn with_tty(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.tty = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `volumeDevices` (a later call appends more).
+    #[inline]
+    pub fn with_volume_devices(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::VolumeDeviceApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.volume_devices
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `volumeMounts` (a later call appends more).
+    #[inline]
+    pub fn with_volume_mounts(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::VolumeMountApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.volume_mounts
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `workingDir`, replacing an earlier value.
+    #[inline]
+    pub fn with_working_dir(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.working_dir = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -94,3 +94,84 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EphemeralVolumeSource {
         );
     }
 }
+/// The apply configuration of [`EphemeralVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EphemeralVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EphemeralVolumeSourceApply {
+    /// Will be used to create a stand-alone PVC to provision the volume. The pod in which this EphemeralVolumeSource is embedded will be the owner of the PVC, i.e. the PVC will be deleted together with the pod.  The name of the PVC will be `<pod name>-<volume name>` where `<volume name>` is the name from the `PodSpec.Volumes` array entry. Pod validation will reject the pod if the concatenated name is not valid for a PVC (for example, too long).
+    ///
+    /// An existing PVC with that name that is not owned by the pod will *not* be used for the pod to avoid using an unrelated volume by mistake. Starting the pod is then blocked until the unrelated PVC is removed. If such a pre-created PVC is meant to be used by the pod, the PVC has to updated with an owner reference to the pod once the pod exists. Normally this should not be necessary, but it may be useful when manually reconstructing a broken cluster.
+    ///
+    /// This field is read-only and no changes will be made by Kubernetes to the PVC after it has been created.
+    ///
+    /// Required, must not be nil.
+    pub volume_claim_template: Option<
+        ::std::boxed::Box<crate::api::core::v1::PersistentVolumeClaimTemplateApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EphemeralVolumeSourceApply {
+    const NAME: &'static str = "EphemeralVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "volumeClaimTemplate" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.volume_claim_template,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EphemeralVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.volume_claim_template.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.volume_claim_template {
+            out.field("volumeClaimTemplate", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EphemeralVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl EphemeralVolumeSourceApply {
+    /// Sets `volumeClaimTemplate`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_claim_template(
+        mut self,
+        value: crate::api::core::v1::PersistentVolumeClaimTemplateApply,
+    ) -> Self {
+        self.volume_claim_template = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

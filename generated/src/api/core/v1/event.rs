@@ -420,3 +420,546 @@ use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
     Event, "", "v1", "v1", "Event", "events", Namespaced, "EventList", __ObjectMeta;
     protobuf if feature = "protobuf"
 );
+/// The apply configuration of [`Event`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
+///
+/// Built with the `with_` methods, as client-go's `EventApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventApply {
+    /// What action was taken/failed regarding to the Regarding object.
+    pub action: Option<::k8s_client_runtime::LeanString>,
+    /// The number of times this event has occurred.
+    pub count: Option<i32>,
+    /// Time when this Event was first observed.
+    pub event_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    /// The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)
+    pub first_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// The object that this event is about.
+    pub involved_object: Option<crate::api::core::v1::ObjectReferenceApply>,
+    /// The time at which the most recent occurrence of this event was recorded.
+    pub last_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// A human-readable description of the status of this operation.
+    pub message: Option<::k8s_client_runtime::LeanString>,
+    /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>,
+    /// This should be a short, machine understandable string that gives the reason for the transition into the object's current status.
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+    /// Optional secondary object for more complex actions.
+    pub related: Option<::std::boxed::Box<crate::api::core::v1::ObjectReferenceApply>>,
+    /// Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`.
+    pub reporting_component: Option<::k8s_client_runtime::LeanString>,
+    /// ID of the controller instance, e.g. `kubelet-xyzf`.
+    pub reporting_instance: Option<::k8s_client_runtime::LeanString>,
+    /// Data about the Event series this event represents or nil if it's a singleton Event.
+    pub series: Option<::std::boxed::Box<crate::api::core::v1::EventSeriesApply>>,
+    /// The component reporting this event. Should be a short machine understandable string.
+    pub source: Option<::std::boxed::Box<crate::api::core::v1::EventSourceApply>>,
+    /// Type of this event (Normal, Warning), new types could be added in the future
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EventApply {
+    const NAME: &'static str = "EventApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "action" => 0,
+                "count" => 1,
+                "eventTime" => 2,
+                "firstTimestamp" => 3,
+                "involvedObject" => 4,
+                "lastTimestamp" => 5,
+                "message" => 6,
+                "metadata" => 7,
+                "reason" => 8,
+                "related" => 9,
+                "reportingComponent" => 10,
+                "reportingInstance" => 11,
+                "series" => 12,
+                "source" => 13,
+                "type" => 14,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.action),
+                )?
+            }
+            1 => self.count = map.next_value()?,
+            2 => self.event_time = map.next_value()?,
+            3 => self.first_timestamp = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.involved_object,
+                        options,
+                    ),
+                )?
+            }
+            5 => self.last_timestamp = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.related,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reporting_component,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reporting_instance,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.series,
+                        options,
+                    ),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.source,
+                        options,
+                    ),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EventApply {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "Event",
+    ));
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.action.is_some()) + usize::from(self.count.is_some())
+            + usize::from(self.event_time.is_some())
+            + usize::from(self.first_timestamp.is_some())
+            + usize::from(self.involved_object.is_some())
+            + usize::from(self.last_timestamp.is_some())
+            + usize::from(self.message.is_some()) + usize::from(self.metadata.is_some())
+            + usize::from(self.reason.is_some()) + usize::from(self.related.is_some())
+            + usize::from(self.reporting_component.is_some())
+            + usize::from(self.reporting_instance.is_some())
+            + usize::from(self.series.is_some()) + usize::from(self.source.is_some())
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.action {
+            out.field("action", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.count {
+            out.field("count", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.event_time {
+            out.field("eventTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.first_timestamp {
+            out.field("firstTimestamp", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.involved_object {
+            out.field("involvedObject", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.last_timestamp {
+            out.field("lastTimestamp", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.related {
+            out.field("related", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reporting_component {
+            out.field("reportingComponent", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reporting_instance {
+            out.field("reportingInstance", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.series {
+            out.field("series", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.source {
+            out.field("source", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EventApply);
+#[cfg(feature = "apply")]
+impl EventApply {
+    /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
+    pub fn new(
+        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        Self {
+            metadata: ::std::option::Option::Some(
+                <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>::default()
+                    .with_name(name)
+                    .with_namespace(namespace),
+            ),
+            ..::std::default::Default::default()
+        }
+    }
+    /// Sets `action`, replacing an earlier value.
+    #[inline]
+    pub fn with_action(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.action = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `count`, replacing an earlier value.
+    #[inline]
+    pub fn with_count(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `eventTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_event_time(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::apis::meta::v1::MicroTime,
+        >,
+    ) -> Self {
+        self.event_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `firstTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_first_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.first_timestamp = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `involvedObject`, replacing an earlier value.
+    #[inline]
+    pub fn with_involved_object(
+        mut self,
+        value: crate::api::core::v1::ObjectReferenceApply,
+    ) -> Self {
+        self.involved_object = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `lastTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_timestamp = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `message`, replacing an earlier value.
+    #[inline]
+    pub fn with_message(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.message = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `related`, replacing an earlier value.
+    #[inline]
+    pub fn with_related(
+        mut self,
+        value: crate::api::core::v1::ObjectReferenceApply,
+    ) -> Self {
+        self.related = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `reportingComponent`, replacing an earlier value.
+    #[inline]
+    pub fn with_reporting_component(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reporting_component = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reportingInstance`, replacing an earlier value.
+    #[inline]
+    pub fn with_reporting_instance(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reporting_instance = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `series`, replacing an earlier value.
+    #[inline]
+    pub fn with_series(mut self, value: crate::api::core::v1::EventSeriesApply) -> Self {
+        self.series = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `source`, replacing an earlier value.
+    #[inline]
+    pub fn with_source(mut self, value: crate::api::core::v1::EventSourceApply) -> Self {
+        self.source = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generate_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_namespace(value),
+        );
+        self
+    }
+    /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_uid(value),
+        );
+        self
+    }
+    /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_resource_version(value),
+        );
+        self
+    }
+    /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generation(value),
+        );
+        self
+    }
+    /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_creation_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_creation_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_deletion_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self
+                .metadata
+                .take()
+                .unwrap_or_default()
+                .with_deletion_grace_period_seconds(value),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_labels(entries),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_annotations(entries),
+        );
+        self
+    }
+    /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
+    pub fn with_owner_references(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_owner_references(values),
+        );
+        self
+    }
+    /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
+    pub fn with_finalizers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_finalizers(values),
+        );
+        self
+    }
+    /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
+    ///
+    /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
+    pub fn extract(
+        object: &Event,
+        field_manager: &str,
+    ) -> ::std::result::Result<Self, ::k8s_client_runtime::apply::ExtractError> {
+        ::k8s_client_runtime::apply::extract(object, field_manager, "")
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyConfiguration<Event> for EventApply {}

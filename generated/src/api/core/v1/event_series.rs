@@ -100,3 +100,83 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EventSeries {
         );
     }
 }
+/// The apply configuration of [`EventSeries`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EventSeriesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventSeriesApply {
+    /// Number of occurrences in this series up to the last heartbeat time
+    pub count: Option<i32>,
+    /// Time of the last occurrence observed
+    pub last_observed_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EventSeriesApply {
+    const NAME: &'static str = "EventSeriesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "count" => 0,
+                "lastObservedTime" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.count = map.next_value()?,
+            1 => self.last_observed_time = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EventSeriesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.count.is_some())
+            + usize::from(self.last_observed_time.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.count {
+            out.field("count", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.last_observed_time {
+            out.field("lastObservedTime", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EventSeriesApply);
+#[cfg(feature = "apply")]
+impl EventSeriesApply {
+    /// Sets `count`, replacing an earlier value.
+    #[inline]
+    pub fn with_count(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `lastObservedTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_observed_time(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::apis::meta::v1::MicroTime,
+        >,
+    ) -> Self {
+        self.last_observed_time = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -103,3 +103,91 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EventSource {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.host);
     }
 }
+/// The apply configuration of [`EventSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EventSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventSourceApply {
+    /// Component from which the event is generated.
+    pub component: Option<::k8s_client_runtime::LeanString>,
+    /// Node name on which the event is generated.
+    pub host: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EventSourceApply {
+    const NAME: &'static str = "EventSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "component" => 0,
+                "host" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.component),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EventSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.component.is_some()) + usize::from(self.host.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.component {
+            out.field("component", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host {
+            out.field("host", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EventSourceApply);
+#[cfg(feature = "apply")]
+impl EventSourceApply {
+    /// Sets `component`, replacing an earlier value.
+    #[inline]
+    pub fn with_component(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.component = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `host`, replacing an earlier value.
+    #[inline]
+    pub fn with_host(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.host = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -131,3 +131,129 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for FileKeySelector {
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.optional);
     }
 }
+/// The apply configuration of [`FileKeySelector`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `FileKeySelectorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileKeySelectorApply {
+    /// The key within the env file. An invalid key will prevent the pod from starting. The keys defined within a source may consist of any printable ASCII characters except '='. During Alpha stage of the EnvFiles feature gate, the key size is limited to 128 characters.
+    pub key: Option<::k8s_client_runtime::LeanString>,
+    /// Specify whether the file or its key must be defined. If the file or key does not exist, then the env var is not published. If optional is set to true and the specified key does not exist, the environment variable will not be set in the Pod's containers.
+    ///
+    /// If optional is set to false and the specified key does not exist, an error will be returned during Pod creation.
+    pub optional: Option<bool>,
+    /// The path within the volume from which to select the file. Must be relative and may not contain the '..' path or start with '..'.
+    pub path: Option<::k8s_client_runtime::LeanString>,
+    /// The name of the volume mount containing the env file.
+    pub volume_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for FileKeySelectorApply {
+    const NAME: &'static str = "FileKeySelectorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "key" => 0,
+                "optional" => 1,
+                "path" => 2,
+                "volumeName" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.key),
+                )?
+            }
+            1 => self.optional = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for FileKeySelectorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.key.is_some()) + usize::from(self.optional.is_some())
+            + usize::from(self.path.is_some()) + usize::from(self.volume_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.key {
+            out.field("key", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.optional {
+            out.field("optional", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.path {
+            out.field("path", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_name {
+            out.field("volumeName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(FileKeySelectorApply);
+#[cfg(feature = "apply")]
+impl FileKeySelectorApply {
+    /// Sets `key`, replacing an earlier value.
+    #[inline]
+    pub fn with_key(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.key = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `optional`, replacing an earlier value.
+    #[inline]
+    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.optional = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `path`, replacing an earlier value.
+    #[inline]
+    pub fn with_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volumeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

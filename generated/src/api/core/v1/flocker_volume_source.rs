@@ -112,3 +112,96 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for FlockerVolumeSource {
         );
     }
 }
+/// The apply configuration of [`FlockerVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `FlockerVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlockerVolumeSourceApply {
+    /// datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated
+    pub dataset_name: Option<::k8s_client_runtime::LeanString>,
+    /// datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset
+    pub dataset_uuid: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for FlockerVolumeSourceApply {
+    const NAME: &'static str = "FlockerVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "datasetName" => 0,
+                "datasetUUID" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.dataset_name,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.dataset_uuid,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for FlockerVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.dataset_name.is_some())
+            + usize::from(self.dataset_uuid.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.dataset_name {
+            out.field("datasetName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.dataset_uuid {
+            out.field("datasetUUID", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(FlockerVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl FlockerVolumeSourceApply {
+    /// Sets `datasetName`, replacing an earlier value.
+    #[inline]
+    pub fn with_dataset_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.dataset_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `datasetUUID`, replacing an earlier value.
+    #[inline]
+    pub fn with_dataset_uuid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.dataset_uuid = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -147,3 +147,121 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for GCEPersistentDiskVolumeSour
         );
     }
 }
+/// The apply configuration of [`GCEPersistentDiskVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `GCEPersistentDiskVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GCEPersistentDiskVolumeSourceApply {
+    /// fsType is filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
+    /// partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as "1". Similarly, the volume partition for /dev/sda is "0" (or you can leave the property empty). More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+    pub partition: Option<i32>,
+    /// pdName is unique name of the PD resource in GCE. Used to identify the disk in GCE. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+    pub pd_name: Option<::k8s_client_runtime::LeanString>,
+    /// readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+    pub read_only: Option<bool>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for GCEPersistentDiskVolumeSourceApply {
+    const NAME: &'static str = "GCEPersistentDiskVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "fsType" => 0,
+                "partition" => 1,
+                "pdName" => 2,
+                "readOnly" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            1 => self.partition = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pd_name),
+                )?
+            }
+            3 => self.read_only = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for GCEPersistentDiskVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.fs_type.is_some())
+            + usize::from(self.partition.is_some()) + usize::from(self.pd_name.is_some())
+            + usize::from(self.read_only.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.fs_type {
+            out.field("fsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.partition {
+            out.field("partition", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pd_name {
+            out.field("pdName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(GCEPersistentDiskVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl GCEPersistentDiskVolumeSourceApply {
+    /// Sets `fsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `partition`, replacing an earlier value.
+    #[inline]
+    pub fn with_partition(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.partition = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `pdName`, replacing an earlier value.
+    #[inline]
+    pub fn with_pd_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pd_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -128,3 +128,113 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for GitRepoVolumeSource {
         );
     }
 }
+/// The apply configuration of [`GitRepoVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `GitRepoVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GitRepoVolumeSourceApply {
+    /// directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name.
+    pub directory: Option<::k8s_client_runtime::LeanString>,
+    /// repository is the URL
+    pub repository: Option<::k8s_client_runtime::LeanString>,
+    /// revision is the commit hash for the specified revision.
+    pub revision: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for GitRepoVolumeSourceApply {
+    const NAME: &'static str = "GitRepoVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "directory" => 0,
+                "repository" => 1,
+                "revision" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.directory),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.repository),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.revision),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for GitRepoVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.directory.is_some())
+            + usize::from(self.repository.is_some())
+            + usize::from(self.revision.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.directory {
+            out.field("directory", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.repository {
+            out.field("repository", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.revision {
+            out.field("revision", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(GitRepoVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl GitRepoVolumeSourceApply {
+    /// Sets `directory`, replacing an earlier value.
+    #[inline]
+    pub fn with_directory(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.directory = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `repository`, replacing an earlier value.
+    #[inline]
+    pub fn with_repository(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.repository = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `revision`, replacing an earlier value.
+    #[inline]
+    pub fn with_revision(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.revision = ::std::option::Option::Some(value.into());
+        self
+    }
+}

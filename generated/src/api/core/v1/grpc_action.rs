@@ -95,3 +95,86 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for GRPCAction {
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.service);
     }
 }
+/// The apply configuration of [`GRPCAction`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `GRPCActionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GRPCActionApply {
+    /// Port number of the gRPC service. Number must be in the range 1 to 65535.
+    pub port: Option<i32>,
+    /// Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
+    ///
+    /// If this is not specified, the default behavior is defined by gRPC.
+    pub service: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for GRPCActionApply {
+    const NAME: &'static str = "GRPCActionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "port" => 0,
+                "service" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.port = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.service),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for GRPCActionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.port.is_some()) + usize::from(self.service.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.port {
+            out.field("port", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service {
+            out.field("service", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(GRPCActionApply);
+#[cfg(feature = "apply")]
+impl GRPCActionApply {
+    /// Sets `port`, replacing an earlier value.
+    #[inline]
+    pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `service`, replacing an earlier value.
+    #[inline]
+    pub fn with_service(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.service = ::std::option::Option::Some(value.into());
+        self
+    }
+}

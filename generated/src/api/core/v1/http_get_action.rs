@@ -170,3 +170,166 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for HTTPGetAction {
         }
     }
 }
+/// The apply configuration of [`HTTPGetAction`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `HTTPGetActionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HTTPGetActionApply {
+    /// Host name to connect to, defaults to the pod IP. You probably want to set "Host" in httpHeaders instead.
+    pub host: Option<::k8s_client_runtime::LeanString>,
+    /// Custom headers to set in the request. HTTP allows repeated headers.
+    pub http_headers: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::HTTPHeaderApply>,
+    >,
+    /// Path to access on the HTTP server.
+    pub path: Option<::k8s_client_runtime::LeanString>,
+    /// Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
+    pub port: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    /// Scheme to use for connecting to the host. Defaults to HTTP.
+    ///
+    /// Possible enum values:
+    ///  - `"HTTP"` means that the scheme used will be http://
+    ///  - `"HTTPS"` means that the scheme used will be https://
+    pub scheme: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for HTTPGetActionApply {
+    const NAME: &'static str = "HTTPGetActionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "host" => 0,
+                "httpHeaders" => 1,
+                "path" => 2,
+                "port" => 3,
+                "scheme" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.http_headers,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            3 => self.port = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.scheme),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for HTTPGetActionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.host.is_some())
+            + usize::from(self.http_headers.is_some()) + usize::from(self.path.is_some())
+            + usize::from(self.port.is_some()) + usize::from(self.scheme.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.host {
+            out.field("host", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.http_headers {
+            out.field("httpHeaders", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.path {
+            out.field("path", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.port {
+            out.field("port", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scheme {
+            out.field("scheme", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(HTTPGetActionApply);
+#[cfg(feature = "apply")]
+impl HTTPGetActionApply {
+    /// Sets `host`, replacing an earlier value.
+    #[inline]
+    pub fn with_host(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.host = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `httpHeaders` (a later call appends more).
+    #[inline]
+    pub fn with_http_headers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::HTTPHeaderApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.http_headers
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `path`, replacing an earlier value.
+    #[inline]
+    pub fn with_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `port`, replacing an earlier value.
+    #[inline]
+    pub fn with_port(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `scheme`, replacing an earlier value.
+    #[inline]
+    pub fn with_scheme(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.scheme = ::std::option::Option::Some(value.into());
+        self
+    }
+}

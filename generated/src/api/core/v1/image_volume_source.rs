@@ -115,3 +115,99 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ImageVolumeSource {
         );
     }
 }
+/// The apply configuration of [`ImageVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ImageVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImageVolumeSourceApply {
+    /// Policy for pulling OCI objects. Possible values are: Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise.
+    ///
+    /// Possible enum values:
+    ///  - `"Always"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.
+    ///  - `"IfNotPresent"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.
+    ///  - `"Never"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present
+    pub pull_policy: Option<::k8s_client_runtime::LeanString>,
+    /// Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets.
+    pub reference: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ImageVolumeSourceApply {
+    const NAME: &'static str = "ImageVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "pullPolicy" => 0,
+                "reference" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.pull_policy,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reference),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ImageVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.pull_policy.is_some())
+            + usize::from(self.reference.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.pull_policy {
+            out.field("pullPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reference {
+            out.field("reference", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ImageVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl ImageVolumeSourceApply {
+    /// Sets `pullPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_pull_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pull_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reference`, replacing an earlier value.
+    #[inline]
+    pub fn with_reference(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reference = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -294,3 +294,275 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ISCSIVolumeSource {
         ::k8s_client_runtime::protobuf::encode::option(writer, 12, &self.initiator_name);
     }
 }
+/// The apply configuration of [`ISCSIVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ISCSIVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ISCSIVolumeSourceApply {
+    /// chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication
+    pub chap_auth_discovery: Option<bool>,
+    /// chapAuthSession defines whether support iSCSI Session CHAP authentication
+    pub chap_auth_session: Option<bool>,
+    /// fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
+    /// initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection.
+    pub initiator_name: Option<::k8s_client_runtime::LeanString>,
+    /// iqn is the target iSCSI Qualified Name.
+    pub iqn: Option<::k8s_client_runtime::LeanString>,
+    /// iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).
+    pub iscsi_interface: Option<::k8s_client_runtime::LeanString>,
+    /// lun represents iSCSI Target Lun number.
+    pub lun: Option<i32>,
+    /// portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
+    pub portals: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false.
+    pub read_only: Option<bool>,
+    /// secretRef is the CHAP Secret for iSCSI target and initiator authentication
+    pub secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::LocalObjectReferenceApply>,
+    >,
+    /// targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).
+    pub target_portal: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ISCSIVolumeSourceApply {
+    const NAME: &'static str = "ISCSIVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "chapAuthDiscovery" => 0,
+                "chapAuthSession" => 1,
+                "fsType" => 2,
+                "initiatorName" => 3,
+                "iqn" => 4,
+                "iscsiInterface" => 5,
+                "lun" => 6,
+                "portals" => 7,
+                "readOnly" => 8,
+                "secretRef" => 9,
+                "targetPortal" => 10,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.chap_auth_discovery = map.next_value()?,
+            1 => self.chap_auth_session = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.initiator_name,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.iqn),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.iscsi_interface,
+                    ),
+                )?
+            }
+            6 => self.lun = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.portals),
+                )?
+            }
+            8 => self.read_only = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.target_portal,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ISCSIVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.chap_auth_discovery.is_some())
+            + usize::from(self.chap_auth_session.is_some())
+            + usize::from(self.fs_type.is_some())
+            + usize::from(self.initiator_name.is_some())
+            + usize::from(self.iqn.is_some())
+            + usize::from(self.iscsi_interface.is_some())
+            + usize::from(self.lun.is_some()) + usize::from(self.portals.is_some())
+            + usize::from(self.read_only.is_some())
+            + usize::from(self.secret_ref.is_some())
+            + usize::from(self.target_portal.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.chap_auth_discovery {
+            out.field("chapAuthDiscovery", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.chap_auth_session {
+            out.field("chapAuthSession", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fs_type {
+            out.field("fsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.initiator_name {
+            out.field("initiatorName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.iqn {
+            out.field("iqn", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.iscsi_interface {
+            out.field("iscsiInterface", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.lun {
+            out.field("lun", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.portals {
+            out.field("portals", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_ref {
+            out.field("secretRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.target_portal {
+            out.field("targetPortal", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ISCSIVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl ISCSIVolumeSourceApply {
+    /// Sets `chapAuthDiscovery`, replacing an earlier value.
+    #[inline]
+    pub fn with_chap_auth_discovery(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.chap_auth_discovery = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `chapAuthSession`, replacing an earlier value.
+    #[inline]
+    pub fn with_chap_auth_session(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.chap_auth_session = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `fsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `initiatorName`, replacing an earlier value.
+    #[inline]
+    pub fn with_initiator_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.initiator_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `iqn`, replacing an earlier value.
+    #[inline]
+    pub fn with_iqn(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.iqn = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `iscsiInterface`, replacing an earlier value.
+    #[inline]
+    pub fn with_iscsi_interface(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.iscsi_interface = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `lun`, replacing an earlier value.
+    #[inline]
+    pub fn with_lun(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.lun = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `portals` (a later call appends more).
+    #[inline]
+    pub fn with_portals(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.portals
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_ref(
+        mut self,
+        value: crate::api::core::v1::LocalObjectReferenceApply,
+    ) -> Self {
+        self.secret_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `targetPortal`, replacing an earlier value.
+    #[inline]
+    pub fn with_target_portal(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.target_portal = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -111,3 +111,105 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for KeyToPath {
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.mode);
     }
 }
+/// The apply configuration of [`KeyToPath`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `KeyToPathApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeyToPathApply {
+    /// key is the key to project.
+    pub key: Option<::k8s_client_runtime::LeanString>,
+    /// mode is Optional: mode bits used to set permissions on this file. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. If not specified, the volume defaultMode will be used. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+    pub mode: Option<i32>,
+    /// path is the relative path of the file to map the key to. May not be an absolute path. May not contain the path element '..'. May not start with the string '..'.
+    pub path: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for KeyToPathApply {
+    const NAME: &'static str = "KeyToPathApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "key" => 0,
+                "mode" => 1,
+                "path" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.key),
+                )?
+            }
+            1 => self.mode = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for KeyToPathApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.key.is_some()) + usize::from(self.mode.is_some())
+            + usize::from(self.path.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.key {
+            out.field("key", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mode {
+            out.field("mode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.path {
+            out.field("path", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(KeyToPathApply);
+#[cfg(feature = "apply")]
+impl KeyToPathApply {
+    /// Sets `key`, replacing an earlier value.
+    #[inline]
+    pub fn with_key(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.key = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `mode`, replacing an earlier value.
+    #[inline]
+    pub fn with_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `path`, replacing an earlier value.
+    #[inline]
+    pub fn with_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
+        self
+    }
+}

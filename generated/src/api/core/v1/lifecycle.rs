@@ -196,3 +196,190 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Lifecycle {
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.stop_signal);
     }
 }
+/// The apply configuration of [`Lifecycle`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `LifecycleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LifecycleApply {
+    /// PostStart is called immediately after a container is created. If the handler fails, the container is terminated and restarted according to its restart policy. Other management of the container blocks until the hook completes. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
+    pub post_start: Option<
+        ::std::boxed::Box<crate::api::core::v1::LifecycleHandlerApply>,
+    >,
+    /// PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks
+    pub pre_stop: Option<::std::boxed::Box<crate::api::core::v1::LifecycleHandlerApply>>,
+    /// StopSignal defines which signal will be sent to a container when it is being stopped. If not specified, the default is defined by the container runtime in use. StopSignal can only be set for Pods with a non-empty .spec.os.name
+    ///
+    /// Possible enum values:
+    ///  - `"SIGABRT"`
+    ///  - `"SIGALRM"`
+    ///  - `"SIGBUS"`
+    ///  - `"SIGCHLD"`
+    ///  - `"SIGCLD"`
+    ///  - `"SIGCONT"`
+    ///  - `"SIGFPE"`
+    ///  - `"SIGHUP"`
+    ///  - `"SIGILL"`
+    ///  - `"SIGINT"`
+    ///  - `"SIGIO"`
+    ///  - `"SIGIOT"`
+    ///  - `"SIGKILL"`
+    ///  - `"SIGPIPE"`
+    ///  - `"SIGPOLL"`
+    ///  - `"SIGPROF"`
+    ///  - `"SIGPWR"`
+    ///  - `"SIGQUIT"`
+    ///  - `"SIGRTMAX"`
+    ///  - `"SIGRTMAX-1"`
+    ///  - `"SIGRTMAX-10"`
+    ///  - `"SIGRTMAX-11"`
+    ///  - `"SIGRTMAX-12"`
+    ///  - `"SIGRTMAX-13"`
+    ///  - `"SIGRTMAX-14"`
+    ///  - `"SIGRTMAX-2"`
+    ///  - `"SIGRTMAX-3"`
+    ///  - `"SIGRTMAX-4"`
+    ///  - `"SIGRTMAX-5"`
+    ///  - `"SIGRTMAX-6"`
+    ///  - `"SIGRTMAX-7"`
+    ///  - `"SIGRTMAX-8"`
+    ///  - `"SIGRTMAX-9"`
+    ///  - `"SIGRTMIN"`
+    ///  - `"SIGRTMIN+1"`
+    ///  - `"SIGRTMIN+10"`
+    ///  - `"SIGRTMIN+11"`
+    ///  - `"SIGRTMIN+12"`
+    ///  - `"SIGRTMIN+13"`
+    ///  - `"SIGRTMIN+14"`
+    ///  - `"SIGRTMIN+15"`
+    ///  - `"SIGRTMIN+2"`
+    ///  - `"SIGRTMIN+3"`
+    ///  - `"SIGRTMIN+4"`
+    ///  - `"SIGRTMIN+5"`
+    ///  - `"SIGRTMIN+6"`
+    ///  - `"SIGRTMIN+7"`
+    ///  - `"SIGRTMIN+8"`
+    ///  - `"SIGRTMIN+9"`
+    ///  - `"SIGSEGV"`
+    ///  - `"SIGSTKFLT"`
+    ///  - `"SIGSTOP"`
+    ///  - `"SIGSYS"`
+    ///  - `"SIGTERM"`
+    ///  - `"SIGTRAP"`
+    ///  - `"SIGTSTP"`
+    ///  - `"SIGTTIN"`
+    ///  - `"SIGTTOU"`
+    ///  - `"SIGURG"`
+    ///  - `"SIGUSR1"`
+    ///  - `"SIGUSR2"`
+    ///  - `"SIGVTALRM"`
+    ///  - `"SIGWINCH"`
+    ///  - `"SIGXCPU"`
+    ///  - `"SIGXFSZ"`
+    pub stop_signal: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for LifecycleApply {
+    const NAME: &'static str = "LifecycleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "postStart" => 0,
+                "preStop" => 1,
+                "stopSignal" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.post_start,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.pre_stop,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.stop_signal,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for LifecycleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.post_start.is_some())
+            + usize::from(self.pre_stop.is_some())
+            + usize::from(self.stop_signal.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.post_start {
+            out.field("postStart", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pre_stop {
+            out.field("preStop", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.stop_signal {
+            out.field("stopSignal", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(LifecycleApply);
+#[cfg(feature = "apply")]
+impl LifecycleApply {
+    /// Sets `postStart`, replacing an earlier value.
+    #[inline]
+    pub fn with_post_start(
+        mut self,
+        value: crate::api::core::v1::LifecycleHandlerApply,
+    ) -> Self {
+        self.post_start = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `preStop`, replacing an earlier value.
+    #[inline]
+    pub fn with_pre_stop(
+        mut self,
+        value: crate::api::core::v1::LifecycleHandlerApply,
+    ) -> Self {
+        self.pre_stop = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `stopSignal`, replacing an earlier value.
+    #[inline]
+    pub fn with_stop_signal(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.stop_signal = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -152,3 +152,140 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for LifecycleHandler {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.sleep);
     }
 }
+/// The apply configuration of [`LifecycleHandler`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `LifecycleHandlerApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LifecycleHandlerApply {
+    /// Exec specifies a command to execute in the container.
+    pub exec: Option<::std::boxed::Box<crate::api::core::v1::ExecActionApply>>,
+    /// HTTPGet specifies an HTTP GET request to perform.
+    pub http_get: Option<::std::boxed::Box<crate::api::core::v1::HTTPGetActionApply>>,
+    /// Sleep represents a duration that the container should sleep.
+    pub sleep: Option<::std::boxed::Box<crate::api::core::v1::SleepActionApply>>,
+    /// Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for backward compatibility. There is no validation of this field and lifecycle hooks will fail at runtime when it is specified.
+    pub tcp_socket: Option<
+        ::std::boxed::Box<crate::api::core::v1::TCPSocketActionApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for LifecycleHandlerApply {
+    const NAME: &'static str = "LifecycleHandlerApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "exec" => 0,
+                "httpGet" => 1,
+                "sleep" => 2,
+                "tcpSocket" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.exec,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.http_get,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.sleep,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.tcp_socket,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for LifecycleHandlerApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.exec.is_some()) + usize::from(self.http_get.is_some())
+            + usize::from(self.sleep.is_some()) + usize::from(self.tcp_socket.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.exec {
+            out.field("exec", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.http_get {
+            out.field("httpGet", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.sleep {
+            out.field("sleep", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tcp_socket {
+            out.field("tcpSocket", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(LifecycleHandlerApply);
+#[cfg(feature = "apply")]
+impl LifecycleHandlerApply {
+    /// Sets `exec`, replacing an earlier value.
+    #[inline]
+    pub fn with_exec(mut self, value: crate::api::core::v1::ExecActionApply) -> Self {
+        self.exec = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `httpGet`, replacing an earlier value.
+    #[inline]
+    pub fn with_http_get(
+        mut self,
+        value: crate::api::core::v1::HTTPGetActionApply,
+    ) -> Self {
+        self.http_get = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `sleep`, replacing an earlier value.
+    #[inline]
+    pub fn with_sleep(mut self, value: crate::api::core::v1::SleepActionApply) -> Self {
+        self.sleep = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `tcpSocket`, replacing an earlier value.
+    #[inline]
+    pub fn with_tcp_socket(
+        mut self,
+        value: crate::api::core::v1::TCPSocketActionApply,
+    ) -> Self {
+        self.tcp_socket = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

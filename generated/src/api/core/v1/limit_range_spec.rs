@@ -80,3 +80,80 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for LimitRangeSpec {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.limits);
     }
 }
+/// The apply configuration of [`LimitRangeSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `LimitRangeSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LimitRangeSpecApply {
+    /// Limits is the list of LimitRangeItem objects that are enforced.
+    pub limits: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::LimitRangeItemApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for LimitRangeSpecApply {
+    const NAME: &'static str = "LimitRangeSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "limits" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.limits,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for LimitRangeSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.limits.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.limits {
+            out.field("limits", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(LimitRangeSpecApply);
+#[cfg(feature = "apply")]
+impl LimitRangeSpecApply {
+    /// Appends the values to `limits` (a later call appends more).
+    #[inline]
+    pub fn with_limits(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::LimitRangeItemApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.limits.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

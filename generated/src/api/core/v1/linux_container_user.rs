@@ -111,3 +111,105 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for LinuxContainerUser {
         }
     }
 }
+/// The apply configuration of [`LinuxContainerUser`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `LinuxContainerUserApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinuxContainerUserApply {
+    /// GID is the primary gid initially attached to the first process in the container
+    pub gid: Option<i64>,
+    /// SupplementalGroups are the supplemental groups initially attached to the first process in the container
+    pub supplemental_groups: Option<::k8s_client_runtime::ThinVec<i64>>,
+    /// UID is the primary uid initially attached to the first process in the container
+    pub uid: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for LinuxContainerUserApply {
+    const NAME: &'static str = "LinuxContainerUserApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "gid" => 0,
+                "supplementalGroups" => 1,
+                "uid" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.gid = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.supplemental_groups,
+                    ),
+                )?
+            }
+            2 => self.uid = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for LinuxContainerUserApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.gid.is_some())
+            + usize::from(self.supplemental_groups.is_some())
+            + usize::from(self.uid.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.gid {
+            out.field("gid", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.supplemental_groups {
+            out.field("supplementalGroups", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.uid {
+            out.field("uid", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(LinuxContainerUserApply);
+#[cfg(feature = "apply")]
+impl LinuxContainerUserApply {
+    /// Sets `gid`, replacing an earlier value.
+    #[inline]
+    pub fn with_gid(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.gid = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `supplementalGroups` (a later call appends more).
+    #[inline]
+    pub fn with_supplemental_groups(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<i64>>,
+    ) -> Self {
+        for value in values {
+            self.supplemental_groups
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.uid = ::std::option::Option::Some(value.into());
+        self
+    }
+}

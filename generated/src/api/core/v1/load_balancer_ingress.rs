@@ -149,3 +149,141 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for LoadBalancerIngress {
         }
     }
 }
+/// The apply configuration of [`LoadBalancerIngress`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `LoadBalancerIngressApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoadBalancerIngressApply {
+    /// Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)
+    pub hostname: Option<::k8s_client_runtime::LeanString>,
+    /// IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)
+    pub ip: Option<::k8s_client_runtime::LeanString>,
+    /// IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip field is specified. Setting this to "VIP" indicates that traffic is delivered to the node with the destination set to the load-balancer's IP and port. Setting this to "Proxy" indicates that traffic is delivered to the node or pod with the destination set to the node's IP and node port or the pod's IP and port. Service implementations may use this information to adjust traffic routing.
+    pub ip_mode: Option<::k8s_client_runtime::LeanString>,
+    /// Ports is a list of records of service ports If used, every port defined in the service should have an entry in it
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PortStatusApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for LoadBalancerIngressApply {
+    const NAME: &'static str = "LoadBalancerIngressApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "hostname" => 0,
+                "ip" => 1,
+                "ipMode" => 2,
+                "ports" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.hostname),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ip),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ip_mode),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for LoadBalancerIngressApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.hostname.is_some()) + usize::from(self.ip.is_some())
+            + usize::from(self.ip_mode.is_some()) + usize::from(self.ports.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.hostname {
+            out.field("hostname", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ip {
+            out.field("ip", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ip_mode {
+            out.field("ipMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(LoadBalancerIngressApply);
+#[cfg(feature = "apply")]
+impl LoadBalancerIngressApply {
+    /// Sets `hostname`, replacing an earlier value.
+    #[inline]
+    pub fn with_hostname(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.hostname = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `ip`, replacing an earlier value.
+    #[inline]
+    pub fn with_ip(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.ip = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `ipMode`, replacing an earlier value.
+    #[inline]
+    pub fn with_ip_mode(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.ip_mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `ports` (a later call appends more).
+    #[inline]
+    pub fn with_ports(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::PortStatusApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ports.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

@@ -119,3 +119,112 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ModifyVolumeStatus {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);
     }
 }
+/// The apply configuration of [`ModifyVolumeStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ModifyVolumeStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModifyVolumeStatusApply {
+    /// status is the status of the ControllerModifyVolume operation. It can be in any of following states:
+    ///  - Pending
+    ///    Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requirements, such as
+    ///    the specified VolumeAttributesClass not existing.
+    ///  - InProgress
+    ///    InProgress indicates that the volume is being modified.
+    ///  - Infeasible
+    ///   Infeasible indicates that the request has been rejected as invalid by the CSI driver. To
+    /// 	  resolve the error, a valid VolumeAttributesClass needs to be specified.
+    /// Note: New statuses can be added in the future. Consumers should check for unknown statuses and fail appropriately.
+    ///
+    /// Possible enum values:
+    ///  - `"InProgress"` InProgress indicates that the volume is being modified
+    ///  - `"Infeasible"` Infeasible indicates that the request has been rejected as invalid by the CSI driver. To resolve the error, a valid VolumeAttributesClass needs to be specified
+    ///  - `"Pending"` Pending indicates that the PersistentVolumeClaim cannot be modified due to unmet requirements, such as the specified VolumeAttributesClass not existing
+    pub status: Option<::k8s_client_runtime::LeanString>,
+    /// targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently being reconciled
+    pub target_volume_attributes_class_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ModifyVolumeStatusApply {
+    const NAME: &'static str = "ModifyVolumeStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "status" => 0,
+                "targetVolumeAttributesClassName" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.status),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.target_volume_attributes_class_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ModifyVolumeStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.status.is_some())
+            + usize::from(self.target_volume_attributes_class_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.status {
+            out.field("status", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .target_volume_attributes_class_name
+        {
+            out.field("targetVolumeAttributesClassName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ModifyVolumeStatusApply);
+#[cfg(feature = "apply")]
+impl ModifyVolumeStatusApply {
+    /// Sets `status`, replacing an earlier value.
+    #[inline]
+    pub fn with_status(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.status = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `targetVolumeAttributesClassName`, replacing an earlier value.
+    #[inline]
+    pub fn with_target_volume_attributes_class_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.target_volume_attributes_class_name = ::std::option::Option::Some(
+            value.into(),
+        );
+        self
+    }
+}

@@ -115,3 +115,107 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NamespaceStatus {
         }
     }
 }
+/// The apply configuration of [`NamespaceStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NamespaceStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NamespaceStatusApply {
+    /// Represents the latest available observations of a namespace's current state.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NamespaceConditionApply>,
+    >,
+    /// Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/
+    ///
+    /// Possible enum values:
+    ///  - `"Active"` means the namespace is available for use in the system
+    ///  - `"Terminating"` means the namespace is undergoing graceful termination
+    pub phase: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NamespaceStatusApply {
+    const NAME: &'static str = "NamespaceStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conditions" => 0,
+                "phase" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.phase),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NamespaceStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.conditions.is_some())
+            + usize::from(self.phase.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.phase {
+            out.field("phase", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NamespaceStatusApply);
+#[cfg(feature = "apply")]
+impl NamespaceStatusApply {
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::NamespaceConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `phase`, replacing an earlier value.
+    #[inline]
+    pub fn with_phase(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.phase = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -95,3 +95,91 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeAddress {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.address);
     }
 }
+/// The apply configuration of [`NodeAddress`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeAddressApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeAddressApply {
+    /// The node address.
+    pub address: Option<::k8s_client_runtime::LeanString>,
+    /// Node address type, one of Hostname, ExternalIP or InternalIP.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeAddressApply {
+    const NAME: &'static str = "NodeAddressApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "address" => 0,
+                "type" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.address),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeAddressApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.address.is_some()) + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.address {
+            out.field("address", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeAddressApply);
+#[cfg(feature = "apply")]
+impl NodeAddressApply {
+    /// Sets `address`, replacing an earlier value.
+    #[inline]
+    pub fn with_address(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.address = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

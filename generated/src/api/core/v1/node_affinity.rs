@@ -127,3 +127,119 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeAffinity {
         }
     }
 }
+/// The apply configuration of [`NodeAffinity`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeAffinityApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeAffinityApply {
+    /// The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding "weight" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred.
+    pub preferred_during_scheduling_ignored_during_execution: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PreferredSchedulingTermApply>,
+    >,
+    /// If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node.
+    pub required_during_scheduling_ignored_during_execution: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeSelectorApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeAffinityApply {
+    const NAME: &'static str = "NodeAffinityApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "preferredDuringSchedulingIgnoredDuringExecution" => 0,
+                "requiredDuringSchedulingIgnoredDuringExecution" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.preferred_during_scheduling_ignored_during_execution,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.required_during_scheduling_ignored_during_execution,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeAffinityApply {
+    fn field_count(&self) -> usize {
+        0usize
+            + usize::from(
+                self.preferred_during_scheduling_ignored_during_execution.is_some(),
+            )
+            + usize::from(
+                self.required_during_scheduling_ignored_during_execution.is_some(),
+            )
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self
+            .preferred_during_scheduling_ignored_during_execution
+        {
+            out.field("preferredDuringSchedulingIgnoredDuringExecution", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .required_during_scheduling_ignored_during_execution
+        {
+            out.field("requiredDuringSchedulingIgnoredDuringExecution", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeAffinityApply);
+#[cfg(feature = "apply")]
+impl NodeAffinityApply {
+    /// Appends the values to `preferredDuringSchedulingIgnoredDuringExecution` (a later call appends more).
+    #[inline]
+    pub fn with_preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::PreferredSchedulingTermApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.preferred_during_scheduling_ignored_during_execution
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `requiredDuringSchedulingIgnoredDuringExecution`, replacing an earlier value.
+    #[inline]
+    pub fn with_required_during_scheduling_ignored_during_execution(
+        mut self,
+        value: crate::api::core::v1::NodeSelectorApply,
+    ) -> Self {
+        self.required_during_scheduling_ignored_during_execution = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

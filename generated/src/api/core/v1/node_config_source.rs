@@ -84,3 +84,76 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeConfigSource {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.config_map);
     }
 }
+/// The apply configuration of [`NodeConfigSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeConfigSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeConfigSourceApply {
+    /// ConfigMap is a reference to a Node's ConfigMap
+    pub config_map: Option<
+        ::std::boxed::Box<crate::api::core::v1::ConfigMapNodeConfigSourceApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeConfigSourceApply {
+    const NAME: &'static str = "NodeConfigSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "configMap" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.config_map,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeConfigSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.config_map.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.config_map {
+            out.field("configMap", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeConfigSourceApply);
+#[cfg(feature = "apply")]
+impl NodeConfigSourceApply {
+    /// Sets `configMap`, replacing an earlier value.
+    #[inline]
+    pub fn with_config_map(
+        mut self,
+        value: crate::api::core::v1::ConfigMapNodeConfigSourceApply,
+    ) -> Self {
+        self.config_map = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -160,3 +160,146 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeConfigStatus {
         );
     }
 }
+/// The apply configuration of [`NodeConfigStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeConfigStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeConfigStatusApply {
+    /// Active reports the checkpointed config the node is actively using. Active will represent either the current version of the Assigned config, or the current LastKnownGood config, depending on whether attempting to use the Assigned config results in an error.
+    pub active: Option<::std::boxed::Box<crate::api::core::v1::NodeConfigSourceApply>>,
+    /// Assigned reports the checkpointed config the node will try to use. When Node.Spec.ConfigSource is updated, the node checkpoints the associated config payload to local disk, along with a record indicating intended config. The node refers to this record to choose its config checkpoint, and reports this record in Assigned. Assigned only updates in the status after the record has been checkpointed to disk. When the Kubelet is restarted, it tries to make the Assigned config the Active config by loading and validating the checkpointed payload identified by Assigned.
+    pub assigned: Option<::std::boxed::Box<crate::api::core::v1::NodeConfigSourceApply>>,
+    /// Error describes any problems reconciling the Spec.ConfigSource to the Active config. Errors may occur, for example, attempting to checkpoint Spec.ConfigSource to the local Assigned record, attempting to checkpoint the payload associated with Spec.ConfigSource, attempting to load or validate the Assigned config, etc. Errors may occur at different points while syncing config. Earlier errors (e.g. download or checkpointing errors) will not result in a rollback to LastKnownGood, and may resolve across Kubelet retries. Later errors (e.g. loading or validating a checkpointed config) will result in a rollback to LastKnownGood. In the latter case, it is usually possible to resolve the error by fixing the config assigned in Spec.ConfigSource. You can find additional information for debugging by searching the error message in the Kubelet log. Error is a human-readable description of the error state; machines can check whether or not Error is empty, but should not rely on the stability of the Error text across Kubelet versions.
+    pub error: Option<::k8s_client_runtime::LeanString>,
+    /// LastKnownGood reports the checkpointed config the node will fall back to when it encounters an error attempting to use the Assigned config. The Assigned config becomes the LastKnownGood config when the node determines that the Assigned config is stable and correct. This is currently implemented as a 10-minute soak period starting when the local record of Assigned config is updated. If the Assigned config is Active at the end of this period, it becomes the LastKnownGood. Note that if Spec.ConfigSource is reset to nil (use local defaults), the LastKnownGood is also immediately reset to nil, because the local default config is always assumed good. You should not make assumptions about the node's method of determining config stability and correctness, as this may change or become configurable in the future.
+    pub last_known_good: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeConfigSourceApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeConfigStatusApply {
+    const NAME: &'static str = "NodeConfigStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "active" => 0,
+                "assigned" => 1,
+                "error" => 2,
+                "lastKnownGood" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.active,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.assigned,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.error),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.last_known_good,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeConfigStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.active.is_some())
+            + usize::from(self.assigned.is_some()) + usize::from(self.error.is_some())
+            + usize::from(self.last_known_good.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.active {
+            out.field("active", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.assigned {
+            out.field("assigned", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.error {
+            out.field("error", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.last_known_good {
+            out.field("lastKnownGood", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeConfigStatusApply);
+#[cfg(feature = "apply")]
+impl NodeConfigStatusApply {
+    /// Sets `active`, replacing an earlier value.
+    #[inline]
+    pub fn with_active(
+        mut self,
+        value: crate::api::core::v1::NodeConfigSourceApply,
+    ) -> Self {
+        self.active = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `assigned`, replacing an earlier value.
+    #[inline]
+    pub fn with_assigned(
+        mut self,
+        value: crate::api::core::v1::NodeConfigSourceApply,
+    ) -> Self {
+        self.assigned = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `error`, replacing an earlier value.
+    #[inline]
+    pub fn with_error(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.error = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `lastKnownGood`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_known_good(
+        mut self,
+        value: crate::api::core::v1::NodeConfigSourceApply,
+    ) -> Self {
+        self.last_known_good = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

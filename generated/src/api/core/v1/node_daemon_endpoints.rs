@@ -88,3 +88,78 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeDaemonEndpoints {
         );
     }
 }
+/// The apply configuration of [`NodeDaemonEndpoints`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeDaemonEndpointsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeDaemonEndpointsApply {
+    /// Endpoint on which Kubelet is listening.
+    pub kubelet_endpoint: Option<
+        ::std::boxed::Box<crate::api::core::v1::DaemonEndpointApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeDaemonEndpointsApply {
+    const NAME: &'static str = "NodeDaemonEndpointsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "kubeletEndpoint" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.kubelet_endpoint,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeDaemonEndpointsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.kubelet_endpoint.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.kubelet_endpoint {
+            out.field("kubeletEndpoint", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeDaemonEndpointsApply);
+#[cfg(feature = "apply")]
+impl NodeDaemonEndpointsApply {
+    /// Sets `kubeletEndpoint`, replacing an earlier value.
+    #[inline]
+    pub fn with_kubelet_endpoint(
+        mut self,
+        value: crate::api::core::v1::DaemonEndpointApply,
+    ) -> Self {
+        self.kubelet_endpoint = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

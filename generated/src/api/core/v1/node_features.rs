@@ -79,3 +79,67 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeFeatures {
         );
     }
 }
+/// The apply configuration of [`NodeFeatures`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeFeaturesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeFeaturesApply {
+    /// SupplementalGroupsPolicy is set to true if the runtime supports SupplementalGroupsPolicy and ContainerUser.
+    pub supplemental_groups_policy: Option<bool>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeFeaturesApply {
+    const NAME: &'static str = "NodeFeaturesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "supplementalGroupsPolicy" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.supplemental_groups_policy = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeFeaturesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.supplemental_groups_policy.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.supplemental_groups_policy {
+            out.field("supplementalGroupsPolicy", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeFeaturesApply);
+#[cfg(feature = "apply")]
+impl NodeFeaturesApply {
+    /// Sets `supplementalGroupsPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_supplemental_groups_policy(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.supplemental_groups_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -104,3 +104,96 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeRuntimeHandler {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.features);
     }
 }
+/// The apply configuration of [`NodeRuntimeHandler`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeRuntimeHandlerApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeRuntimeHandlerApply {
+    /// Supported features.
+    pub features: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeRuntimeHandlerFeaturesApply>,
+    >,
+    /// Runtime handler name. Empty for the default runtime handler.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeRuntimeHandlerApply {
+    const NAME: &'static str = "NodeRuntimeHandlerApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "features" => 0,
+                "name" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.features,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeRuntimeHandlerApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.features.is_some()) + usize::from(self.name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.features {
+            out.field("features", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeRuntimeHandlerApply);
+#[cfg(feature = "apply")]
+impl NodeRuntimeHandlerApply {
+    /// Sets `features`, replacing an earlier value.
+    #[inline]
+    pub fn with_features(
+        mut self,
+        value: crate::api::core::v1::NodeRuntimeHandlerFeaturesApply,
+    ) -> Self {
+        self.features = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

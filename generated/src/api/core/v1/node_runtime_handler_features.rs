@@ -96,3 +96,86 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeRuntimeHandlerFeatures 
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.user_namespaces);
     }
 }
+/// The apply configuration of [`NodeRuntimeHandlerFeatures`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeRuntimeHandlerFeaturesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeRuntimeHandlerFeaturesApply {
+    /// RecursiveReadOnlyMounts is set to true if the runtime handler supports RecursiveReadOnlyMounts.
+    pub recursive_read_only_mounts: Option<bool>,
+    /// UserNamespaces is set to true if the runtime handler supports UserNamespaces, including for volumes.
+    pub user_namespaces: Option<bool>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for NodeRuntimeHandlerFeaturesApply {
+    const NAME: &'static str = "NodeRuntimeHandlerFeaturesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "recursiveReadOnlyMounts" => 0,
+                "userNamespaces" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.recursive_read_only_mounts = map.next_value()?,
+            1 => self.user_namespaces = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for NodeRuntimeHandlerFeaturesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.recursive_read_only_mounts.is_some())
+            + usize::from(self.user_namespaces.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.recursive_read_only_mounts {
+            out.field("recursiveReadOnlyMounts", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.user_namespaces {
+            out.field("userNamespaces", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeRuntimeHandlerFeaturesApply);
+#[cfg(feature = "apply")]
+impl NodeRuntimeHandlerFeaturesApply {
+    /// Sets `recursiveReadOnlyMounts`, replacing an earlier value.
+    #[inline]
+    pub fn with_recursive_read_only_mounts(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.recursive_read_only_mounts = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `userNamespaces`, replacing an earlier value.
+    #[inline]
+    pub fn with_user_namespaces(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.user_namespaces = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -86,3 +86,82 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSelector {
         );
     }
 }
+/// The apply configuration of [`NodeSelector`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeSelectorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeSelectorApply {
+    /// Required. A list of node selector terms. The terms are ORed.
+    pub node_selector_terms: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeSelectorTermApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSelectorApply {
+    const NAME: &'static str = "NodeSelectorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "nodeSelectorTerms" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.node_selector_terms,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSelectorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.node_selector_terms.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.node_selector_terms {
+            out.field("nodeSelectorTerms", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeSelectorApply);
+#[cfg(feature = "apply")]
+impl NodeSelectorApply {
+    /// Appends the values to `nodeSelectorTerms` (a later call appends more).
+    #[inline]
+    pub fn with_node_selector_terms(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::NodeSelectorTermApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.node_selector_terms
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -125,3 +125,126 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSelectorRequirement {
         }
     }
 }
+/// The apply configuration of [`NodeSelectorRequirement`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeSelectorRequirementApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeSelectorRequirementApply {
+    /// The label key that the selector applies to.
+    pub key: Option<::k8s_client_runtime::LeanString>,
+    /// Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt.
+    ///
+    /// Possible enum values:
+    ///  - `"DoesNotExist"`
+    ///  - `"Exists"`
+    ///  - `"Gt"`
+    ///  - `"In"`
+    ///  - `"Lt"`
+    ///  - `"NotIn"`
+    pub operator: Option<::k8s_client_runtime::LeanString>,
+    /// An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch.
+    pub values: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSelectorRequirementApply {
+    const NAME: &'static str = "NodeSelectorRequirementApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "key" => 0,
+                "operator" => 1,
+                "values" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.key),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.operator),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.values),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSelectorRequirementApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.key.is_some()) + usize::from(self.operator.is_some())
+            + usize::from(self.values.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.key {
+            out.field("key", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.operator {
+            out.field("operator", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.values {
+            out.field("values", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeSelectorRequirementApply);
+#[cfg(feature = "apply")]
+impl NodeSelectorRequirementApply {
+    /// Sets `key`, replacing an earlier value.
+    #[inline]
+    pub fn with_key(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.key = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `operator`, replacing an earlier value.
+    #[inline]
+    pub fn with_operator(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.operator = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `values` (a later call appends more).
+    #[inline]
+    pub fn with_values(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.values
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

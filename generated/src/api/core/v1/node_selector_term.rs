@@ -114,3 +114,114 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSelectorTerm {
         }
     }
 }
+/// The apply configuration of [`NodeSelectorTerm`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeSelectorTermApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeSelectorTermApply {
+    /// A list of node selector requirements by node's labels.
+    pub match_expressions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeSelectorRequirementApply>,
+    >,
+    /// A list of node selector requirements by node's fields.
+    pub match_fields: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeSelectorRequirementApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSelectorTermApply {
+    const NAME: &'static str = "NodeSelectorTermApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "matchExpressions" => 0,
+                "matchFields" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.match_expressions,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.match_fields,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSelectorTermApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.match_expressions.is_some())
+            + usize::from(self.match_fields.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.match_expressions {
+            out.field("matchExpressions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_fields {
+            out.field("matchFields", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeSelectorTermApply);
+#[cfg(feature = "apply")]
+impl NodeSelectorTermApply {
+    /// Appends the values to `matchExpressions` (a later call appends more).
+    #[inline]
+    pub fn with_match_expressions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::NodeSelectorRequirementApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.match_expressions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `matchFields` (a later call appends more).
+    #[inline]
+    pub fn with_match_fields(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::NodeSelectorRequirementApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.match_fields
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

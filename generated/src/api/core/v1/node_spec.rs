@@ -237,3 +237,212 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSpec {
         }
     }
 }
+/// The apply configuration of [`NodeSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeSpecApply {
+    /// Deprecated: Previously used to specify the source of the node's configuration for the DynamicKubeletConfig feature. This feature is removed.
+    pub config_source: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeConfigSourceApply>,
+    >,
+    /// Deprecated. Not all kubelets will set this field. Remove field after 1.13. see: https://issues.k8s.io/61966
+    pub external_id: Option<::k8s_client_runtime::LeanString>,
+    /// PodCIDR represents the pod IP range assigned to the node.
+    pub pod_cidr: Option<::k8s_client_runtime::LeanString>,
+    /// podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node. If this field is specified, the 0th entry must match the podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6.
+    pub pod_cidrs: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// ID of the node assigned by the cloud provider in the format: <ProviderName>://<ProviderSpecificNodeID>
+    pub provider_id: Option<::k8s_client_runtime::LeanString>,
+    /// If specified, the node's taints.
+    pub taints: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::TaintApply>>,
+    /// Unschedulable controls node schedulability of new pods. By default, node is schedulable. More info: https://kubernetes.io/docs/concepts/nodes/node/#manual-node-administration
+    pub unschedulable: Option<bool>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSpecApply {
+    const NAME: &'static str = "NodeSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "configSource" => 0,
+                "externalID" => 1,
+                "podCIDR" => 2,
+                "podCIDRs" => 3,
+                "providerID" => 4,
+                "taints" => 5,
+                "unschedulable" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.config_source,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.external_id,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pod_cidr),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.pod_cidrs),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.provider_id,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.taints,
+                        options,
+                    ),
+                )?
+            }
+            6 => self.unschedulable = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.config_source.is_some())
+            + usize::from(self.external_id.is_some())
+            + usize::from(self.pod_cidr.is_some())
+            + usize::from(self.pod_cidrs.is_some())
+            + usize::from(self.provider_id.is_some())
+            + usize::from(self.taints.is_some())
+            + usize::from(self.unschedulable.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.config_source {
+            out.field("configSource", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.external_id {
+            out.field("externalID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_cidr {
+            out.field("podCIDR", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_cidrs {
+            out.field("podCIDRs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.provider_id {
+            out.field("providerID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.taints {
+            out.field("taints", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.unschedulable {
+            out.field("unschedulable", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeSpecApply);
+#[cfg(feature = "apply")]
+impl NodeSpecApply {
+    /// Sets `configSource`, replacing an earlier value.
+    #[inline]
+    pub fn with_config_source(
+        mut self,
+        value: crate::api::core::v1::NodeConfigSourceApply,
+    ) -> Self {
+        self.config_source = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `externalID`, replacing an earlier value.
+    #[inline]
+    pub fn with_external_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.external_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `podCIDR`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_cidr(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pod_cidr = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `podCIDRs` (a later call appends more).
+    #[inline]
+    pub fn with_pod_cidrs(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.pod_cidrs
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `providerID`, replacing an earlier value.
+    #[inline]
+    pub fn with_provider_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.provider_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `taints` (a later call appends more).
+    #[inline]
+    pub fn with_taints(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::TaintApply>,
+    ) -> Self {
+        for value in values {
+            self.taints.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `unschedulable`, replacing an earlier value.
+    #[inline]
+    pub fn with_unschedulable(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.unschedulable = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -433,3 +433,465 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeStatus {
         }
     }
 }
+/// The apply configuration of [`NodeStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeStatusApply {
+    /// List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).
+    pub addresses: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeAddressApply>,
+    >,
+    /// Allocatable represents the resources of a node that are available for scheduling. Defaults to Capacity.
+    pub allocatable: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+    /// Capacity represents the total resources of a node. More info: https://kubernetes.io/docs/reference/node/node-status/#capacity
+    pub capacity: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+    /// Conditions is an array of current observed node conditions. More info: https://kubernetes.io/docs/reference/node/node-status/#condition
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeConditionApply>,
+    >,
+    /// Status of the config assigned to the node via the dynamic Kubelet config feature.
+    pub config: Option<::std::boxed::Box<crate::api::core::v1::NodeConfigStatusApply>>,
+    /// Endpoints of daemons running on the Node.
+    pub daemon_endpoints: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeDaemonEndpointsApply>,
+    >,
+    /// DeclaredFeatures represents the features related to feature gates that are declared by the node.
+    pub declared_features: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// Features describes the set of features implemented by the CRI implementation.
+    pub features: Option<::std::boxed::Box<crate::api::core::v1::NodeFeaturesApply>>,
+    /// List of container images on this node
+    pub images: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerImageApply>,
+    >,
+    /// Set of ids/uuids to uniquely identify the node. More info: https://kubernetes.io/docs/reference/node/node-status/#info
+    pub node_info: Option<::std::boxed::Box<crate::api::core::v1::NodeSystemInfoApply>>,
+    /// NodePhase is the recently observed lifecycle phase of the node. More info: https://kubernetes.io/docs/concepts/nodes/node/#phase The field is never populated, and now is deprecated.
+    ///
+    /// Possible enum values:
+    ///  - `"Pending"` means the node has been created/added by the system, but not configured.
+    ///  - `"Running"` means the node has been configured and has Kubernetes components running.
+    ///  - `"Terminated"` means the node has been removed from the cluster.
+    pub phase: Option<::k8s_client_runtime::LeanString>,
+    /// The available runtime handlers.
+    pub runtime_handlers: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::NodeRuntimeHandlerApply>,
+    >,
+    /// List of volumes that are attached to the node.
+    pub volumes_attached: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::AttachedVolumeApply>,
+    >,
+    /// List of attachable volumes in use (mounted) by the node.
+    pub volumes_in_use: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeStatusApply {
+    const NAME: &'static str = "NodeStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "addresses" => 0,
+                "allocatable" => 1,
+                "capacity" => 2,
+                "conditions" => 3,
+                "config" => 4,
+                "daemonEndpoints" => 5,
+                "declaredFeatures" => 6,
+                "features" => 7,
+                "images" => 8,
+                "nodeInfo" => 9,
+                "phase" => 10,
+                "runtimeHandlers" => 11,
+                "volumesAttached" => 12,
+                "volumesInUse" => 13,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.addresses,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.allocatable,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.capacity,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.config,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.daemon_endpoints,
+                        options,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.declared_features,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.features,
+                        options,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.images,
+                        options,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.node_info,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.phase),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.runtime_handlers,
+                        options,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.volumes_attached,
+                        options,
+                    ),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.volumes_in_use,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.addresses.is_some())
+            + usize::from(self.allocatable.is_some())
+            + usize::from(self.capacity.is_some())
+            + usize::from(self.conditions.is_some()) + usize::from(self.config.is_some())
+            + usize::from(self.daemon_endpoints.is_some())
+            + usize::from(self.declared_features.is_some())
+            + usize::from(self.features.is_some()) + usize::from(self.images.is_some())
+            + usize::from(self.node_info.is_some()) + usize::from(self.phase.is_some())
+            + usize::from(self.runtime_handlers.is_some())
+            + usize::from(self.volumes_attached.is_some())
+            + usize::from(self.volumes_in_use.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.addresses {
+            out.field("addresses", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.allocatable {
+            out.field("allocatable", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.capacity {
+            out.field("capacity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.config {
+            out.field("config", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.daemon_endpoints {
+            out.field("daemonEndpoints", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.declared_features {
+            out.field("declaredFeatures", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.features {
+            out.field("features", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.images {
+            out.field("images", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_info {
+            out.field("nodeInfo", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.phase {
+            out.field("phase", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.runtime_handlers {
+            out.field("runtimeHandlers", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volumes_attached {
+            out.field("volumesAttached", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volumes_in_use {
+            out.field("volumesInUse", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeStatusApply);
+#[cfg(feature = "apply")]
+impl NodeStatusApply {
+    /// Appends the values to `addresses` (a later call appends more).
+    #[inline]
+    pub fn with_addresses(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::NodeAddressApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.addresses
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Adds the entries to `allocatable`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_allocatable(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.allocatable
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Adds the entries to `capacity`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_capacity(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.capacity
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::NodeConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `config`, replacing an earlier value.
+    #[inline]
+    pub fn with_config(
+        mut self,
+        value: crate::api::core::v1::NodeConfigStatusApply,
+    ) -> Self {
+        self.config = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `daemonEndpoints`, replacing an earlier value.
+    #[inline]
+    pub fn with_daemon_endpoints(
+        mut self,
+        value: crate::api::core::v1::NodeDaemonEndpointsApply,
+    ) -> Self {
+        self.daemon_endpoints = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Appends the values to `declaredFeatures` (a later call appends more).
+    #[inline]
+    pub fn with_declared_features(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.declared_features
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `features`, replacing an earlier value.
+    #[inline]
+    pub fn with_features(
+        mut self,
+        value: crate::api::core::v1::NodeFeaturesApply,
+    ) -> Self {
+        self.features = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `images` (a later call appends more).
+    #[inline]
+    pub fn with_images(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ContainerImageApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.images.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `nodeInfo`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_info(
+        mut self,
+        value: crate::api::core::v1::NodeSystemInfoApply,
+    ) -> Self {
+        self.node_info = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `phase`, replacing an earlier value.
+    #[inline]
+    pub fn with_phase(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.phase = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `runtimeHandlers` (a later call appends more).
+    #[inline]
+    pub fn with_runtime_handlers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::NodeRuntimeHandlerApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.runtime_handlers
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `volumesAttached` (a later call appends more).
+    #[inline]
+    pub fn with_volumes_attached(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::AttachedVolumeApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.volumes_attached
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `volumesInUse` (a later call appends more).
+    #[inline]
+    pub fn with_volumes_in_use(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.volumes_in_use
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

@@ -75,3 +75,64 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSwapStatus {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.capacity);
     }
 }
+/// The apply configuration of [`NodeSwapStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeSwapStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeSwapStatusApply {
+    /// Total amount of swap memory in bytes.
+    pub capacity: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSwapStatusApply {
+    const NAME: &'static str = "NodeSwapStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "capacity" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.capacity = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSwapStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.capacity.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.capacity {
+            out.field("capacity", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeSwapStatusApply);
+#[cfg(feature = "apply")]
+impl NodeSwapStatusApply {
+    /// Sets `capacity`, replacing an earlier value.
+    #[inline]
+    pub fn with_capacity(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.capacity = ::std::option::Option::Some(value.into());
+        self
+    }
+}

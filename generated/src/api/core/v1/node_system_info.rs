@@ -274,3 +274,297 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSystemInfo {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 11, &self.swap);
     }
 }
+/// The apply configuration of [`NodeSystemInfo`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NodeSystemInfoApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeSystemInfoApply {
+    /// The Architecture reported by the node
+    pub architecture: Option<::k8s_client_runtime::LeanString>,
+    /// Boot ID reported by the node.
+    pub boot_id: Option<::k8s_client_runtime::LeanString>,
+    /// ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).
+    pub container_runtime_version: Option<::k8s_client_runtime::LeanString>,
+    /// Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).
+    pub kernel_version: Option<::k8s_client_runtime::LeanString>,
+    /// Deprecated: KubeProxy Version reported by the node.
+    pub kube_proxy_version: Option<::k8s_client_runtime::LeanString>,
+    /// Kubelet Version reported by the node.
+    pub kubelet_version: Option<::k8s_client_runtime::LeanString>,
+    /// MachineID reported by the node. For unique machine identification in the cluster this field is preferred. Learn more from man(5) machine-id: http://man7.org/linux/man-pages/man5/machine-id.5.html
+    pub machine_id: Option<::k8s_client_runtime::LeanString>,
+    /// The Operating System reported by the node
+    pub operating_system: Option<::k8s_client_runtime::LeanString>,
+    /// OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).
+    pub os_image: Option<::k8s_client_runtime::LeanString>,
+    /// Swap Info reported by the node.
+    pub swap: Option<::std::boxed::Box<crate::api::core::v1::NodeSwapStatusApply>>,
+    /// SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid
+    pub system_uuid: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NodeSystemInfoApply {
+    const NAME: &'static str = "NodeSystemInfoApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "architecture" => 0,
+                "bootID" => 1,
+                "containerRuntimeVersion" => 2,
+                "kernelVersion" => 3,
+                "kubeProxyVersion" => 4,
+                "kubeletVersion" => 5,
+                "machineID" => 6,
+                "operatingSystem" => 7,
+                "osImage" => 8,
+                "swap" => 9,
+                "systemUUID" => 10,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.architecture,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.boot_id),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.container_runtime_version,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.kernel_version,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.kube_proxy_version,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.kubelet_version,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.machine_id),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.operating_system,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.os_image),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.swap,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.system_uuid,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSystemInfoApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.architecture.is_some())
+            + usize::from(self.boot_id.is_some())
+            + usize::from(self.container_runtime_version.is_some())
+            + usize::from(self.kernel_version.is_some())
+            + usize::from(self.kube_proxy_version.is_some())
+            + usize::from(self.kubelet_version.is_some())
+            + usize::from(self.machine_id.is_some())
+            + usize::from(self.operating_system.is_some())
+            + usize::from(self.os_image.is_some()) + usize::from(self.swap.is_some())
+            + usize::from(self.system_uuid.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.architecture {
+            out.field("architecture", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.boot_id {
+            out.field("bootID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.container_runtime_version {
+            out.field("containerRuntimeVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kernel_version {
+            out.field("kernelVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kube_proxy_version {
+            out.field("kubeProxyVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kubelet_version {
+            out.field("kubeletVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.machine_id {
+            out.field("machineID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.operating_system {
+            out.field("operatingSystem", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.os_image {
+            out.field("osImage", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.swap {
+            out.field("swap", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.system_uuid {
+            out.field("systemUUID", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NodeSystemInfoApply);
+#[cfg(feature = "apply")]
+impl NodeSystemInfoApply {
+    /// Sets `architecture`, replacing an earlier value.
+    #[inline]
+    pub fn with_architecture(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.architecture = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `bootID`, replacing an earlier value.
+    #[inline]
+    pub fn with_boot_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.boot_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `containerRuntimeVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_container_runtime_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.container_runtime_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `kernelVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_kernel_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.kernel_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `kubeProxyVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_kube_proxy_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.kube_proxy_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `kubeletVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_kubelet_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.kubelet_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `machineID`, replacing an earlier value.
+    #[inline]
+    pub fn with_machine_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.machine_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `operatingSystem`, replacing an earlier value.
+    #[inline]
+    pub fn with_operating_system(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.operating_system = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `osImage`, replacing an earlier value.
+    #[inline]
+    pub fn with_os_image(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.os_image = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `swap`, replacing an earlier value.
+    #[inline]
+    pub fn with_swap(
+        mut self,
+        value: crate::api::core::v1::NodeSwapStatusApply,
+    ) -> Self {
+        self.swap = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `systemUUID`, replacing an earlier value.
+    #[inline]
+    pub fn with_system_uuid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.system_uuid = ::std::option::Option::Some(value.into());
+        self
+    }
+}

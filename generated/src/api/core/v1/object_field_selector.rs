@@ -103,3 +103,94 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ObjectFieldSelector {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.field_path);
     }
 }
+/// The apply configuration of [`ObjectFieldSelector`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ObjectFieldSelectorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectFieldSelectorApply {
+    /// Version of the schema the FieldPath is written in terms of, defaults to "v1".
+    pub api_version: Option<::k8s_client_runtime::LeanString>,
+    /// Path of the field to select in the specified API version.
+    pub field_path: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectFieldSelectorApply {
+    const NAME: &'static str = "ObjectFieldSelectorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "apiVersion" => 0,
+                "fieldPath" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.field_path),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectFieldSelectorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.api_version.is_some())
+            + usize::from(self.field_path.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.api_version {
+            out.field("apiVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.field_path {
+            out.field("fieldPath", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ObjectFieldSelectorApply);
+#[cfg(feature = "apply")]
+impl ObjectFieldSelectorApply {
+    /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_api_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.api_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `fieldPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_field_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.field_path = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -312,3 +312,292 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeClaimSpec {
         );
     }
 }
+/// The apply configuration of [`PersistentVolumeClaimSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PersistentVolumeClaimSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PersistentVolumeClaimSpecApply {
+    /// accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1
+    pub access_modes: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. When the AnyVolumeDataSource feature gate is enabled, dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource.
+    pub data_source: Option<
+        ::std::boxed::Box<crate::api::core::v1::TypedLocalObjectReferenceApply>,
+    >,
+    /// dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired. This may be any object from a non-empty API group (non core object) or a PersistentVolumeClaim object. When this field is specified, volume binding will only succeed if the type of the specified object matches some installed volume populator or dynamic provisioner. This field will replace the functionality of the dataSource field and as such if both fields are non-empty, they must have the same value. For backwards compatibility, when namespace isn't specified in dataSourceRef, both fields (dataSource and dataSourceRef) will be set to the same value automatically if one of them is empty and the other is non-empty. When namespace is specified in dataSourceRef, dataSource isn't set to the same value and must be empty. There are three important differences between dataSource and dataSourceRef: * While dataSource only allows two specific types of objects, dataSourceRef
+    ///   allows any non-core object, as well as PersistentVolumeClaim objects.
+    /// * While dataSource ignores disallowed values (dropping them), dataSourceRef
+    ///   preserves all values, and generates an error if a disallowed value is
+    ///   specified.
+    /// * While dataSource only allows local objects, dataSourceRef allows objects
+    ///   in any namespaces.
+    /// (Beta) Using this field requires the AnyVolumeDataSource feature gate to be enabled. (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled.
+    pub data_source_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::TypedObjectReferenceApply>,
+    >,
+    /// resources represents the minimum resources the volume should have. Users are allowed to specify resource requirements that are lower than previous value but must still be higher than capacity recorded in the status field of the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources
+    pub resources: Option<
+        ::std::boxed::Box<crate::api::core::v1::VolumeResourceRequirementsApply>,
+    >,
+    /// selector is a label query over volumes to consider for binding.
+    pub selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+    /// storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1
+    pub storage_class_name: Option<::k8s_client_runtime::LeanString>,
+    /// volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string or nil value indicates that no VolumeAttributesClass will be applied to the claim. If the claim enters an Infeasible error state, this field can be reset to its previous value (including nil) to cancel the modification. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/
+    pub volume_attributes_class_name: Option<::k8s_client_runtime::LeanString>,
+    /// volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.
+    ///
+    /// Possible enum values:
+    ///  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
+    ///  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
+    pub volume_mode: Option<::k8s_client_runtime::LeanString>,
+    /// volumeName is the binding reference to the PersistentVolume backing this claim.
+    pub volume_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for PersistentVolumeClaimSpecApply {
+    const NAME: &'static str = "PersistentVolumeClaimSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "accessModes" => 0,
+                "dataSource" => 1,
+                "dataSourceRef" => 2,
+                "resources" => 3,
+                "selector" => 4,
+                "storageClassName" => 5,
+                "volumeAttributesClassName" => 6,
+                "volumeMode" => 7,
+                "volumeName" => 8,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.access_modes,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.data_source,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.data_source_ref,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_class_name,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_attributes_class_name,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_mode,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for PersistentVolumeClaimSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.access_modes.is_some())
+            + usize::from(self.data_source.is_some())
+            + usize::from(self.data_source_ref.is_some())
+            + usize::from(self.resources.is_some())
+            + usize::from(self.selector.is_some())
+            + usize::from(self.storage_class_name.is_some())
+            + usize::from(self.volume_attributes_class_name.is_some())
+            + usize::from(self.volume_mode.is_some())
+            + usize::from(self.volume_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.access_modes {
+            out.field("accessModes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.data_source {
+            out.field("dataSource", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.data_source_ref {
+            out.field("dataSourceRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resources {
+            out.field("resources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storage_class_name {
+            out.field("storageClassName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_attributes_class_name {
+            out.field("volumeAttributesClassName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_mode {
+            out.field("volumeMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_name {
+            out.field("volumeName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PersistentVolumeClaimSpecApply);
+#[cfg(feature = "apply")]
+impl PersistentVolumeClaimSpecApply {
+    /// Appends the values to `accessModes` (a later call appends more).
+    #[inline]
+    pub fn with_access_modes(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.access_modes
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `dataSource`, replacing an earlier value.
+    #[inline]
+    pub fn with_data_source(
+        mut self,
+        value: crate::api::core::v1::TypedLocalObjectReferenceApply,
+    ) -> Self {
+        self.data_source = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `dataSourceRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_data_source_ref(
+        mut self,
+        value: crate::api::core::v1::TypedObjectReferenceApply,
+    ) -> Self {
+        self.data_source_ref = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `resources`, replacing an earlier value.
+    #[inline]
+    pub fn with_resources(
+        mut self,
+        value: crate::api::core::v1::VolumeResourceRequirementsApply,
+    ) -> Self {
+        self.resources = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `storageClassName`, replacing an earlier value.
+    #[inline]
+    pub fn with_storage_class_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.storage_class_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volumeAttributesClassName`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_attributes_class_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_attributes_class_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volumeMode`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_mode(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volumeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

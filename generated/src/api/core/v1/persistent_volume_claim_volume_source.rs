@@ -99,3 +99,87 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeClaimVolume
         );
     }
 }
+/// The apply configuration of [`PersistentVolumeClaimVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PersistentVolumeClaimVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PersistentVolumeClaimVolumeSourceApply {
+    /// claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
+    pub claim_name: Option<::k8s_client_runtime::LeanString>,
+    /// readOnly Will force the ReadOnly setting in VolumeMounts. Default false.
+    pub read_only: Option<bool>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for PersistentVolumeClaimVolumeSourceApply {
+    const NAME: &'static str = "PersistentVolumeClaimVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "claimName" => 0,
+                "readOnly" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.claim_name),
+                )?
+            }
+            1 => self.read_only = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for PersistentVolumeClaimVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.claim_name.is_some())
+            + usize::from(self.read_only.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.claim_name {
+            out.field("claimName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PersistentVolumeClaimVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl PersistentVolumeClaimVolumeSourceApply {
+    /// Sets `claimName`, replacing an earlier value.
+    #[inline]
+    pub fn with_claim_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.claim_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -944,3 +944,865 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeSpec {
         );
     }
 }
+/// The apply configuration of [`PersistentVolumeSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PersistentVolumeSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PersistentVolumeSpecApply {
+    /// accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes
+    pub access_modes: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
+    pub aws_elastic_block_store: Option<
+        ::std::boxed::Box<crate::api::core::v1::AWSElasticBlockStoreVolumeSourceApply>,
+    >,
+    /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver.
+    pub azure_disk: Option<
+        ::std::boxed::Box<crate::api::core::v1::AzureDiskVolumeSourceApply>,
+    >,
+    /// azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver.
+    pub azure_file: Option<
+        ::std::boxed::Box<crate::api::core::v1::AzureFilePersistentVolumeSourceApply>,
+    >,
+    /// capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity
+    pub capacity: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+    /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
+    pub cephfs: Option<
+        ::std::boxed::Box<crate::api::core::v1::CephFSPersistentVolumeSourceApply>,
+    >,
+    /// cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
+    pub cinder: Option<
+        ::std::boxed::Box<crate::api::core::v1::CinderPersistentVolumeSourceApply>,
+    >,
+    /// claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding
+    pub claim_ref: Option<::std::boxed::Box<crate::api::core::v1::ObjectReferenceApply>>,
+    /// csi represents storage that is handled by an external CSI driver.
+    pub csi: Option<
+        ::std::boxed::Box<crate::api::core::v1::CSIPersistentVolumeSourceApply>,
+    >,
+    /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
+    pub fc: Option<::std::boxed::Box<crate::api::core::v1::FCVolumeSourceApply>>,
+    /// flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
+    pub flex_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::FlexPersistentVolumeSourceApply>,
+    >,
+    /// flocker represents a Flocker volume attached to a kubelet's host machine and exposed to the pod for its usage. This depends on the Flocker control service being running. Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
+    pub flocker: Option<
+        ::std::boxed::Box<crate::api::core::v1::FlockerVolumeSourceApply>,
+    >,
+    /// gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Provisioned by an admin. Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+    pub gce_persistent_disk: Option<
+        ::std::boxed::Box<crate::api::core::v1::GCEPersistentDiskVolumeSourceApply>,
+    >,
+    /// glusterfs represents a Glusterfs volume that is attached to a host and exposed to the pod. Provisioned by an admin. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported. More info: https://examples.k8s.io/volumes/glusterfs/README.md
+    pub glusterfs: Option<
+        ::std::boxed::Box<crate::api::core::v1::GlusterfsPersistentVolumeSourceApply>,
+    >,
+    /// hostPath represents a directory on the host. Provisioned by a developer or tester. This is useful for single-node development and testing only! On-host storage is not supported in any way and WILL NOT WORK in a multi-node cluster. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
+    pub host_path: Option<
+        ::std::boxed::Box<crate::api::core::v1::HostPathVolumeSourceApply>,
+    >,
+    /// iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Provisioned by an admin.
+    pub iscsi: Option<
+        ::std::boxed::Box<crate::api::core::v1::ISCSIPersistentVolumeSourceApply>,
+    >,
+    /// local represents directly-attached storage with node affinity
+    pub local: Option<::std::boxed::Box<crate::api::core::v1::LocalVolumeSourceApply>>,
+    /// mountOptions is the list of mount options, e.g. ["ro", "soft"]. Not validated - mount will simply fail if one is invalid. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes/#mount-options
+    pub mount_options: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// nfs represents an NFS mount on the host. Provisioned by an admin. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
+    pub nfs: Option<::std::boxed::Box<crate::api::core::v1::NFSVolumeSourceApply>>,
+    /// nodeAffinity defines constraints that limit what nodes this volume can be accessed from. This field influences the scheduling of pods that use this volume. This field is mutable if MutablePVNodeAffinity feature gate is enabled.
+    pub node_affinity: Option<
+        ::std::boxed::Box<crate::api::core::v1::VolumeNodeAffinityApply>,
+    >,
+    /// persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming
+    ///
+    /// Possible enum values:
+    ///  - `"Delete"` means the volume will be deleted from Kubernetes on release from its claim. The volume plugin must support Deletion.
+    ///  - `"Recycle"` means the volume will be recycled back into the pool of unbound persistent volumes on release from its claim. The volume plugin must support Recycling.
+    ///  - `"Retain"` means the volume will be left in its current phase (Released) for manual reclamation by the administrator. The default policy is Retain.
+    pub persistent_volume_reclaim_policy: Option<::k8s_client_runtime::LeanString>,
+    /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
+    pub photon_persistent_disk: Option<
+        ::std::boxed::Box<crate::api::core::v1::PhotonPersistentDiskVolumeSourceApply>,
+    >,
+    /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver when the CSIMigrationPortworx feature-gate is on.
+    pub portworx_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::PortworxVolumeSourceApply>,
+    >,
+    /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime. Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
+    pub quobyte: Option<
+        ::std::boxed::Box<crate::api::core::v1::QuobyteVolumeSourceApply>,
+    >,
+    /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported. More info: https://examples.k8s.io/volumes/rbd/README.md
+    pub rbd: Option<
+        ::std::boxed::Box<crate::api::core::v1::RBDPersistentVolumeSourceApply>,
+    >,
+    /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
+    pub scale_io: Option<
+        ::std::boxed::Box<crate::api::core::v1::ScaleIOPersistentVolumeSourceApply>,
+    >,
+    /// storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass.
+    pub storage_class_name: Option<::k8s_client_runtime::LeanString>,
+    /// storageOS represents a StorageOS volume that is attached to the kubelet's host machine and mounted into the pod. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported. More info: https://examples.k8s.io/volumes/storageos/README.md
+    pub storageos: Option<
+        ::std::boxed::Box<crate::api::core::v1::StorageOSPersistentVolumeSourceApply>,
+    >,
+    /// Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass. This field is mutable and can be changed by the CSI driver after a volume has been updated successfully to a new class. For an unbound PersistentVolume, the volumeAttributesClassName will be matched with unbound PersistentVolumeClaims during the binding process.
+    pub volume_attributes_class_name: Option<::k8s_client_runtime::LeanString>,
+    /// volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.
+    ///
+    /// Possible enum values:
+    ///  - `"Block"` means the volume will not be formatted with a filesystem and will remain a raw block device.
+    ///  - `"Filesystem"` means the volume will be or is formatted with a filesystem.
+    pub volume_mode: Option<::k8s_client_runtime::LeanString>,
+    /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
+    pub vsphere_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeSpecApply {
+    const NAME: &'static str = "PersistentVolumeSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "accessModes" => 0,
+                "awsElasticBlockStore" => 1,
+                "azureDisk" => 2,
+                "azureFile" => 3,
+                "capacity" => 4,
+                "cephfs" => 5,
+                "cinder" => 6,
+                "claimRef" => 7,
+                "csi" => 8,
+                "fc" => 9,
+                "flexVolume" => 10,
+                "flocker" => 11,
+                "gcePersistentDisk" => 12,
+                "glusterfs" => 13,
+                "hostPath" => 14,
+                "iscsi" => 15,
+                "local" => 16,
+                "mountOptions" => 17,
+                "nfs" => 18,
+                "nodeAffinity" => 19,
+                "persistentVolumeReclaimPolicy" => 20,
+                "photonPersistentDisk" => 21,
+                "portworxVolume" => 22,
+                "quobyte" => 23,
+                "rbd" => 24,
+                "scaleIO" => 25,
+                "storageClassName" => 26,
+                "storageos" => 27,
+                "volumeAttributesClassName" => 28,
+                "volumeMode" => 29,
+                "vsphereVolume" => 30,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.access_modes,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.aws_elastic_block_store,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.azure_disk,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.azure_file,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.capacity,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.cephfs,
+                        options,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.cinder,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.claim_ref,
+                        options,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.csi,
+                        options,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.fc, options),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.flex_volume,
+                        options,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.flocker,
+                        options,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.gce_persistent_disk,
+                        options,
+                    ),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.glusterfs,
+                        options,
+                    ),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.host_path,
+                        options,
+                    ),
+                )?
+            }
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.iscsi,
+                        options,
+                    ),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.local,
+                        options,
+                    ),
+                )?
+            }
+            17 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.mount_options,
+                    ),
+                )?
+            }
+            18 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.nfs,
+                        options,
+                    ),
+                )?
+            }
+            19 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.node_affinity,
+                        options,
+                    ),
+                )?
+            }
+            20 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.persistent_volume_reclaim_policy,
+                    ),
+                )?
+            }
+            21 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.photon_persistent_disk,
+                        options,
+                    ),
+                )?
+            }
+            22 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.portworx_volume,
+                        options,
+                    ),
+                )?
+            }
+            23 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.quobyte,
+                        options,
+                    ),
+                )?
+            }
+            24 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.rbd,
+                        options,
+                    ),
+                )?
+            }
+            25 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scale_io,
+                        options,
+                    ),
+                )?
+            }
+            26 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_class_name,
+                    ),
+                )?
+            }
+            27 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.storageos,
+                        options,
+                    ),
+                )?
+            }
+            28 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_attributes_class_name,
+                    ),
+                )?
+            }
+            29 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_mode,
+                    ),
+                )?
+            }
+            30 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.vsphere_volume,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.access_modes.is_some())
+            + usize::from(self.aws_elastic_block_store.is_some())
+            + usize::from(self.azure_disk.is_some())
+            + usize::from(self.azure_file.is_some())
+            + usize::from(self.capacity.is_some()) + usize::from(self.cephfs.is_some())
+            + usize::from(self.cinder.is_some()) + usize::from(self.claim_ref.is_some())
+            + usize::from(self.csi.is_some()) + usize::from(self.fc.is_some())
+            + usize::from(self.flex_volume.is_some())
+            + usize::from(self.flocker.is_some())
+            + usize::from(self.gce_persistent_disk.is_some())
+            + usize::from(self.glusterfs.is_some())
+            + usize::from(self.host_path.is_some()) + usize::from(self.iscsi.is_some())
+            + usize::from(self.local.is_some())
+            + usize::from(self.mount_options.is_some()) + usize::from(self.nfs.is_some())
+            + usize::from(self.node_affinity.is_some())
+            + usize::from(self.persistent_volume_reclaim_policy.is_some())
+            + usize::from(self.photon_persistent_disk.is_some())
+            + usize::from(self.portworx_volume.is_some())
+            + usize::from(self.quobyte.is_some()) + usize::from(self.rbd.is_some())
+            + usize::from(self.scale_io.is_some())
+            + usize::from(self.storage_class_name.is_some())
+            + usize::from(self.storageos.is_some())
+            + usize::from(self.volume_attributes_class_name.is_some())
+            + usize::from(self.volume_mode.is_some())
+            + usize::from(self.vsphere_volume.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.access_modes {
+            out.field("accessModes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.aws_elastic_block_store {
+            out.field("awsElasticBlockStore", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.azure_disk {
+            out.field("azureDisk", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.azure_file {
+            out.field("azureFile", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.capacity {
+            out.field("capacity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.cephfs {
+            out.field("cephfs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.cinder {
+            out.field("cinder", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.claim_ref {
+            out.field("claimRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.csi {
+            out.field("csi", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fc {
+            out.field("fc", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.flex_volume {
+            out.field("flexVolume", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.flocker {
+            out.field("flocker", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.gce_persistent_disk {
+            out.field("gcePersistentDisk", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.glusterfs {
+            out.field("glusterfs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_path {
+            out.field("hostPath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.iscsi {
+            out.field("iscsi", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.local {
+            out.field("local", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mount_options {
+            out.field("mountOptions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nfs {
+            out.field("nfs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_affinity {
+            out.field("nodeAffinity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .persistent_volume_reclaim_policy
+        {
+            out.field("persistentVolumeReclaimPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.photon_persistent_disk {
+            out.field("photonPersistentDisk", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.portworx_volume {
+            out.field("portworxVolume", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.quobyte {
+            out.field("quobyte", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.rbd {
+            out.field("rbd", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scale_io {
+            out.field("scaleIO", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storage_class_name {
+            out.field("storageClassName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storageos {
+            out.field("storageos", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_attributes_class_name {
+            out.field("volumeAttributesClassName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_mode {
+            out.field("volumeMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.vsphere_volume {
+            out.field("vsphereVolume", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PersistentVolumeSpecApply);
+#[cfg(feature = "apply")]
+impl PersistentVolumeSpecApply {
+    /// Appends the values to `accessModes` (a later call appends more).
+    #[inline]
+    pub fn with_access_modes(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.access_modes
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `awsElasticBlockStore`, replacing an earlier value.
+    #[inline]
+    pub fn with_aws_elastic_block_store(
+        mut self,
+        value: crate::api::core::v1::AWSElasticBlockStoreVolumeSourceApply,
+    ) -> Self {
+        self.aws_elastic_block_store = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `azureDisk`, replacing an earlier value.
+    #[inline]
+    pub fn with_azure_disk(
+        mut self,
+        value: crate::api::core::v1::AzureDiskVolumeSourceApply,
+    ) -> Self {
+        self.azure_disk = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `azureFile`, replacing an earlier value.
+    #[inline]
+    pub fn with_azure_file(
+        mut self,
+        value: crate::api::core::v1::AzureFilePersistentVolumeSourceApply,
+    ) -> Self {
+        self.azure_file = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Adds the entries to `capacity`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_capacity(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.capacity
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `cephfs`, replacing an earlier value.
+    #[inline]
+    pub fn with_cephfs(
+        mut self,
+        value: crate::api::core::v1::CephFSPersistentVolumeSourceApply,
+    ) -> Self {
+        self.cephfs = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `cinder`, replacing an earlier value.
+    #[inline]
+    pub fn with_cinder(
+        mut self,
+        value: crate::api::core::v1::CinderPersistentVolumeSourceApply,
+    ) -> Self {
+        self.cinder = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `claimRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_claim_ref(
+        mut self,
+        value: crate::api::core::v1::ObjectReferenceApply,
+    ) -> Self {
+        self.claim_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `csi`, replacing an earlier value.
+    #[inline]
+    pub fn with_csi(
+        mut self,
+        value: crate::api::core::v1::CSIPersistentVolumeSourceApply,
+    ) -> Self {
+        self.csi = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `fc`, replacing an earlier value.
+    #[inline]
+    pub fn with_fc(mut self, value: crate::api::core::v1::FCVolumeSourceApply) -> Self {
+        self.fc = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `flexVolume`, replacing an earlier value.
+    #[inline]
+    pub fn with_flex_volume(
+        mut self,
+        value: crate::api::core::v1::FlexPersistentVolumeSourceApply,
+    ) -> Self {
+        self.flex_volume = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `flocker`, replacing an earlier value.
+    #[inline]
+    pub fn with_flocker(
+        mut self,
+        value: crate::api::core::v1::FlockerVolumeSourceApply,
+    ) -> Self {
+        self.flocker = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `gcePersistentDisk`, replacing an earlier value.
+    #[inline]
+    pub fn with_gce_persistent_disk(
+        mut self,
+        value: crate::api::core::v1::GCEPersistentDiskVolumeSourceApply,
+    ) -> Self {
+        self.gce_persistent_disk = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `glusterfs`, replacing an earlier value.
+    #[inline]
+    pub fn with_glusterfs(
+        mut self,
+        value: crate::api::core::v1::GlusterfsPersistentVolumeSourceApply,
+    ) -> Self {
+        self.glusterfs = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `hostPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_host_path(
+        mut self,
+        value: crate::api::core::v1::HostPathVolumeSourceApply,
+    ) -> Self {
+        self.host_path = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `iscsi`, replacing an earlier value.
+    #[inline]
+    pub fn with_iscsi(
+        mut self,
+        value: crate::api::core::v1::ISCSIPersistentVolumeSourceApply,
+    ) -> Self {
+        self.iscsi = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `local`, replacing an earlier value.
+    #[inline]
+    pub fn with_local(
+        mut self,
+        value: crate::api::core::v1::LocalVolumeSourceApply,
+    ) -> Self {
+        self.local = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `mountOptions` (a later call appends more).
+    #[inline]
+    pub fn with_mount_options(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.mount_options
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `nfs`, replacing an earlier value.
+    #[inline]
+    pub fn with_nfs(
+        mut self,
+        value: crate::api::core::v1::NFSVolumeSourceApply,
+    ) -> Self {
+        self.nfs = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `nodeAffinity`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_affinity(
+        mut self,
+        value: crate::api::core::v1::VolumeNodeAffinityApply,
+    ) -> Self {
+        self.node_affinity = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `persistentVolumeReclaimPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_persistent_volume_reclaim_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.persistent_volume_reclaim_policy = ::std::option::Option::Some(
+            value.into(),
+        );
+        self
+    }
+    /// Sets `photonPersistentDisk`, replacing an earlier value.
+    #[inline]
+    pub fn with_photon_persistent_disk(
+        mut self,
+        value: crate::api::core::v1::PhotonPersistentDiskVolumeSourceApply,
+    ) -> Self {
+        self.photon_persistent_disk = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `portworxVolume`, replacing an earlier value.
+    #[inline]
+    pub fn with_portworx_volume(
+        mut self,
+        value: crate::api::core::v1::PortworxVolumeSourceApply,
+    ) -> Self {
+        self.portworx_volume = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `quobyte`, replacing an earlier value.
+    #[inline]
+    pub fn with_quobyte(
+        mut self,
+        value: crate::api::core::v1::QuobyteVolumeSourceApply,
+    ) -> Self {
+        self.quobyte = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `rbd`, replacing an earlier value.
+    #[inline]
+    pub fn with_rbd(
+        mut self,
+        value: crate::api::core::v1::RBDPersistentVolumeSourceApply,
+    ) -> Self {
+        self.rbd = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `scaleIO`, replacing an earlier value.
+    #[inline]
+    pub fn with_scale_io(
+        mut self,
+        value: crate::api::core::v1::ScaleIOPersistentVolumeSourceApply,
+    ) -> Self {
+        self.scale_io = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `storageClassName`, replacing an earlier value.
+    #[inline]
+    pub fn with_storage_class_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.storage_class_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `storageos`, replacing an earlier value.
+    #[inline]
+    pub fn with_storageos(
+        mut self,
+        value: crate::api::core::v1::StorageOSPersistentVolumeSourceApply,
+    ) -> Self {
+        self.storageos = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `volumeAttributesClassName`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_attributes_class_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_attributes_class_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volumeMode`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_mode(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `vsphereVolume`, replacing an earlier value.
+    #[inline]
+    pub fn with_vsphere_volume(
+        mut self,
+        value: crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply,
+    ) -> Self {
+        self.vsphere_volume = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -162,3 +162,138 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeStatus {
         );
     }
 }
+/// The apply configuration of [`PersistentVolumeStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PersistentVolumeStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PersistentVolumeStatusApply {
+    /// lastPhaseTransitionTime is the time the phase transitioned from one to another and automatically resets to current time everytime a volume phase transitions.
+    pub last_phase_transition_time: Option<
+        crate::apimachinery::pkg::apis::meta::v1::Time,
+    >,
+    /// message is a human-readable message indicating details about why the volume is in this state.
+    pub message: Option<::k8s_client_runtime::LeanString>,
+    /// phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase
+    ///
+    /// Possible enum values:
+    ///  - `"Available"` used for PersistentVolumes that are not yet bound Available volumes are held by the binder and matched to PersistentVolumeClaims
+    ///  - `"Bound"` used for PersistentVolumes that are bound
+    ///  - `"Failed"` used for PersistentVolumes that failed to be correctly recycled or deleted after being released from a claim
+    ///  - `"Pending"` used for PersistentVolumes that are not available
+    ///  - `"Released"` used for PersistentVolumes where the bound PersistentVolumeClaim was deleted released volumes must be recycled before becoming available again this phase is used by the persistent volume claim binder to signal to another process to reclaim the resource
+    pub phase: Option<::k8s_client_runtime::LeanString>,
+    /// reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PersistentVolumeStatusApply {
+    const NAME: &'static str = "PersistentVolumeStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "lastPhaseTransitionTime" => 0,
+                "message" => 1,
+                "phase" => 2,
+                "reason" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.last_phase_transition_time = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.phase),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.last_phase_transition_time.is_some())
+            + usize::from(self.message.is_some()) + usize::from(self.phase.is_some())
+            + usize::from(self.reason.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.last_phase_transition_time {
+            out.field("lastPhaseTransitionTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.phase {
+            out.field("phase", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PersistentVolumeStatusApply);
+#[cfg(feature = "apply")]
+impl PersistentVolumeStatusApply {
+    /// Sets `lastPhaseTransitionTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_phase_transition_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_phase_transition_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `message`, replacing an earlier value.
+    #[inline]
+    pub fn with_message(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.message = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `phase`, replacing an earlier value.
+    #[inline]
+    pub fn with_phase(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.phase = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+}

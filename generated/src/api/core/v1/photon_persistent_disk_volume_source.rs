@@ -103,3 +103,93 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PhotonPersistentDiskVolumeS
         );
     }
 }
+/// The apply configuration of [`PhotonPersistentDiskVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PhotonPersistentDiskVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PhotonPersistentDiskVolumeSourceApply {
+    /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
+    /// pdID is the ID that identifies Photon Controller persistent disk
+    pub pd_id: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for PhotonPersistentDiskVolumeSourceApply {
+    const NAME: &'static str = "PhotonPersistentDiskVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "fsType" => 0,
+                "pdID" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pd_id),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for PhotonPersistentDiskVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.fs_type.is_some()) + usize::from(self.pd_id.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.fs_type {
+            out.field("fsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pd_id {
+            out.field("pdID", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PhotonPersistentDiskVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl PhotonPersistentDiskVolumeSourceApply {
+    /// Sets `fsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `pdID`, replacing an earlier value.
+    #[inline]
+    pub fn with_pd_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pd_id = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -127,3 +127,123 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodAntiAffinity {
         }
     }
 }
+/// The apply configuration of [`PodAntiAffinity`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodAntiAffinityApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodAntiAffinityApply {
+    /// The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling anti-affinity expressions, etc.), compute a sum by iterating through the elements of this field and subtracting "weight" from the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred.
+    pub preferred_during_scheduling_ignored_during_execution: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::WeightedPodAffinityTermApply>,
+    >,
+    /// If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied.
+    pub required_during_scheduling_ignored_during_execution: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodAffinityTermApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PodAntiAffinityApply {
+    const NAME: &'static str = "PodAntiAffinityApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "preferredDuringSchedulingIgnoredDuringExecution" => 0,
+                "requiredDuringSchedulingIgnoredDuringExecution" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.preferred_during_scheduling_ignored_during_execution,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.required_during_scheduling_ignored_during_execution,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodAntiAffinityApply {
+    fn field_count(&self) -> usize {
+        0usize
+            + usize::from(
+                self.preferred_during_scheduling_ignored_during_execution.is_some(),
+            )
+            + usize::from(
+                self.required_during_scheduling_ignored_during_execution.is_some(),
+            )
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self
+            .preferred_during_scheduling_ignored_during_execution
+        {
+            out.field("preferredDuringSchedulingIgnoredDuringExecution", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .required_during_scheduling_ignored_during_execution
+        {
+            out.field("requiredDuringSchedulingIgnoredDuringExecution", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodAntiAffinityApply);
+#[cfg(feature = "apply")]
+impl PodAntiAffinityApply {
+    /// Appends the values to `preferredDuringSchedulingIgnoredDuringExecution` (a later call appends more).
+    #[inline]
+    pub fn with_preferred_during_scheduling_ignored_during_execution(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::WeightedPodAffinityTermApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.preferred_during_scheduling_ignored_during_execution
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `requiredDuringSchedulingIgnoredDuringExecution` (a later call appends more).
+    #[inline]
+    pub fn with_required_during_scheduling_ignored_during_execution(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::PodAffinityTermApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.required_during_scheduling_ignored_during_execution
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -244,3 +244,235 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodCertificateProjection {
         );
     }
 }
+/// The apply configuration of [`PodCertificateProjection`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodCertificateProjectionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodCertificateProjectionApply {
+    /// Write the certificate chain at this path in the projected volume.
+    ///
+    /// Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
+    pub certificate_chain_path: Option<::k8s_client_runtime::LeanString>,
+    /// Write the credential bundle at this path in the projected volume.
+    ///
+    /// The credential bundle is a single file that contains multiple PEM blocks. The first PEM block is a PRIVATE KEY block, containing a PKCS#8 private key.
+    ///
+    /// The remaining blocks are CERTIFICATE blocks, containing the issued certificate chain from the signer (leaf and any intermediates).
+    ///
+    /// Using credentialBundlePath lets your Pod's application code make a single atomic read that retrieves a consistent key and certificate chain.  If you project them to separate files, your application code will need to additionally check that the leaf certificate was issued to the key.
+    pub credential_bundle_path: Option<::k8s_client_runtime::LeanString>,
+    /// Write the key at this path in the projected volume.
+    ///
+    /// Most applications should use credentialBundlePath.  When using keyPath and certificateChainPath, your application needs to check that the key and leaf certificate are consistent, because it is possible to read the files mid-rotation.
+    pub key_path: Option<::k8s_client_runtime::LeanString>,
+    /// The type of keypair Kubelet will generate for the pod.
+    ///
+    /// Valid values are "RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", and "ED25519".
+    pub key_type: Option<::k8s_client_runtime::LeanString>,
+    /// maxExpirationSeconds is the maximum lifetime permitted for the certificate.
+    ///
+    /// Kubelet copies this value verbatim into the PodCertificateRequests it generates for this projection.
+    ///
+    /// If omitted, kube-apiserver will set it to 86400(24 hours). kube-apiserver will reject values shorter than 3600 (1 hour).  The maximum allowable value is 7862400 (91 days).
+    ///
+    /// The signer implementation is then free to issue a certificate with any lifetime *shorter* than MaxExpirationSeconds, but no shorter than 3600 seconds (1 hour).  This constraint is enforced by kube-apiserver. `kubernetes.io` signers will never issue certificates with a lifetime longer than 24 hours.
+    pub max_expiration_seconds: Option<i32>,
+    /// Kubelet's generated CSRs will be addressed to this signer.
+    pub signer_name: Option<::k8s_client_runtime::LeanString>,
+    /// userAnnotations allow pod authors to pass additional information to the signer implementation.  Kubernetes does not restrict or validate this metadata in any way.
+    ///
+    /// These values are copied verbatim into the `spec.unverifiedUserAnnotations` field of the PodCertificateRequest objects that Kubelet creates.
+    ///
+    /// Entries are subject to the same validation as object metadata annotations, with the addition that all keys must be domain-prefixed. No restrictions are placed on values, except an overall size limitation on the entire field.
+    ///
+    /// Signers should document the keys and values they support. Signers should deny requests that contain keys they do not recognize.
+    pub user_annotations: Option<::k8s_client_runtime::Map>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for PodCertificateProjectionApply {
+    const NAME: &'static str = "PodCertificateProjectionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "certificateChainPath" => 0,
+                "credentialBundlePath" => 1,
+                "keyPath" => 2,
+                "keyType" => 3,
+                "maxExpirationSeconds" => 4,
+                "signerName" => 5,
+                "userAnnotations" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.certificate_chain_path,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.credential_bundle_path,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.key_path),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.key_type),
+                )?
+            }
+            4 => self.max_expiration_seconds = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.signer_name,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.user_annotations,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for PodCertificateProjectionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.certificate_chain_path.is_some())
+            + usize::from(self.credential_bundle_path.is_some())
+            + usize::from(self.key_path.is_some()) + usize::from(self.key_type.is_some())
+            + usize::from(self.max_expiration_seconds.is_some())
+            + usize::from(self.signer_name.is_some())
+            + usize::from(self.user_annotations.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.certificate_chain_path {
+            out.field("certificateChainPath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.credential_bundle_path {
+            out.field("credentialBundlePath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.key_path {
+            out.field("keyPath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.key_type {
+            out.field("keyType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_expiration_seconds {
+            out.field("maxExpirationSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.signer_name {
+            out.field("signerName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.user_annotations {
+            out.field("userAnnotations", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodCertificateProjectionApply);
+#[cfg(feature = "apply")]
+impl PodCertificateProjectionApply {
+    /// Sets `certificateChainPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_certificate_chain_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.certificate_chain_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `credentialBundlePath`, replacing an earlier value.
+    #[inline]
+    pub fn with_credential_bundle_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.credential_bundle_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `keyPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_key_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.key_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `keyType`, replacing an earlier value.
+    #[inline]
+    pub fn with_key_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.key_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `maxExpirationSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_expiration_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.max_expiration_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `signerName`, replacing an earlier value.
+    #[inline]
+    pub fn with_signer_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.signer_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `userAnnotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_user_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.user_annotations
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+}

@@ -112,3 +112,109 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodExtendedResourceClaimSta
         );
     }
 }
+/// The apply configuration of [`PodExtendedResourceClaimStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodExtendedResourceClaimStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodExtendedResourceClaimStatusApply {
+    /// RequestMappings identifies the mapping of <container, extended resource backed by DRA> to  device request in the generated ResourceClaim.
+    pub request_mappings: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::core::v1::ContainerExtendedResourceRequestApply,
+        >,
+    >,
+    /// ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod.
+    pub resource_claim_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for PodExtendedResourceClaimStatusApply {
+    const NAME: &'static str = "PodExtendedResourceClaimStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "requestMappings" => 0,
+                "resourceClaimName" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.request_mappings,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_claim_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for PodExtendedResourceClaimStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.request_mappings.is_some())
+            + usize::from(self.resource_claim_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.request_mappings {
+            out.field("requestMappings", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_claim_name {
+            out.field("resourceClaimName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodExtendedResourceClaimStatusApply);
+#[cfg(feature = "apply")]
+impl PodExtendedResourceClaimStatusApply {
+    /// Appends the values to `requestMappings` (a later call appends more).
+    #[inline]
+    pub fn with_request_mappings(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ContainerExtendedResourceRequestApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.request_mappings
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `resourceClaimName`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_claim_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource_claim_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -77,3 +77,73 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodReadinessGate {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.condition_type);
     }
 }
+/// The apply configuration of [`PodReadinessGate`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodReadinessGateApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodReadinessGateApply {
+    /// ConditionType refers to a condition in the pod's condition list with matching type.
+    pub condition_type: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PodReadinessGateApply {
+    const NAME: &'static str = "PodReadinessGateApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conditionType" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.condition_type,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodReadinessGateApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.condition_type.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.condition_type {
+            out.field("conditionType", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodReadinessGateApply);
+#[cfg(feature = "apply")]
+impl PodReadinessGateApply {
+    /// Sets `conditionType`, replacing an earlier value.
+    #[inline]
+    pub fn with_condition_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.condition_type = ::std::option::Option::Some(value.into());
+        self
+    }
+}

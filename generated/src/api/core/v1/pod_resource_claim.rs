@@ -140,3 +140,125 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodResourceClaim {
         );
     }
 }
+/// The apply configuration of [`PodResourceClaim`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodResourceClaimApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodResourceClaimApply {
+    /// Name uniquely identifies this resource claim inside the pod. This must be a DNS_LABEL.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.
+    ///
+    /// Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
+    pub resource_claim_name: Option<::k8s_client_runtime::LeanString>,
+    /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
+    ///
+    /// The template will be used to create a new ResourceClaim, which will be bound to this pod. When this pod is deleted, the ResourceClaim will also be deleted. The pod name and resource name, along with a generated component, will be used to form a unique name for the ResourceClaim, which will be recorded in pod.status.resourceClaimStatuses.
+    ///
+    /// This field is immutable and no changes will be made to the corresponding ResourceClaim by the control plane after creating the ResourceClaim.
+    ///
+    /// Exactly one of ResourceClaimName and ResourceClaimTemplateName must be set.
+    pub resource_claim_template_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PodResourceClaimApply {
+    const NAME: &'static str = "PodResourceClaimApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "name" => 0,
+                "resourceClaimName" => 1,
+                "resourceClaimTemplateName" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_claim_name,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_claim_template_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodResourceClaimApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.name.is_some())
+            + usize::from(self.resource_claim_name.is_some())
+            + usize::from(self.resource_claim_template_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_claim_name {
+            out.field("resourceClaimName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_claim_template_name {
+            out.field("resourceClaimTemplateName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodResourceClaimApply);
+#[cfg(feature = "apply")]
+impl PodResourceClaimApply {
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resourceClaimName`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_claim_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource_claim_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resourceClaimTemplateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_claim_template_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource_claim_template_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

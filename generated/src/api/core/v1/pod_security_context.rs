@@ -398,3 +398,369 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodSecurityContext {
         );
     }
 }
+/// The apply configuration of [`PodSecurityContext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodSecurityContextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodSecurityContextApply {
+    /// appArmorProfile is the AppArmor options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows.
+    pub app_armor_profile: Option<
+        ::std::boxed::Box<crate::api::core::v1::AppArmorProfileApply>,
+    >,
+    /// A special supplemental group that applies to all containers in a pod. Some volume types allow the Kubelet to change the ownership of that volume to be owned by the pod:
+    ///
+    /// 1. The owning GID will be the FSGroup 2. The setgid bit is set (new files created in the volume will be owned by FSGroup) 3. The permission bits are OR'd with rw-rw----
+    ///
+    /// If unset, the Kubelet will not modify the ownership and permissions of any volume. Note that this field cannot be set when spec.os.name is windows.
+    pub fs_group: Option<i64>,
+    /// fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod. This field will only apply to volume types which support fsGroup based ownership(and permissions). It will have no effect on ephemeral volume types such as: secret, configmaps and emptydir. Valid values are "OnRootMismatch" and "Always". If not specified, "Always" is used. Note that this field cannot be set when spec.os.name is windows.
+    ///
+    /// Possible enum values:
+    ///  - `"Always"` indicates that volume's ownership and permissions should always be changed whenever volume is mounted inside a Pod. This the default behavior.
+    ///  - `"OnRootMismatch"` indicates that volume's ownership and permissions will be changed only when permission and ownership of root directory does not match with expected permissions on the volume. This can help shorten the time it takes to change ownership and permissions of a volume.
+    pub fs_group_change_policy: Option<::k8s_client_runtime::LeanString>,
+    /// The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
+    pub run_as_group: Option<i64>,
+    /// Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
+    pub run_as_non_root: Option<bool>,
+    /// The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
+    pub run_as_user: Option<i64>,
+    /// seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod. It has no effect on nodes that do not support SELinux or to volumes does not support SELinux. Valid values are "MountOption" and "Recursive".
+    ///
+    /// "Recursive" means relabeling of all files on all Pod volumes by the container runtime. This may be slow for large volumes, but allows mixing privileged and unprivileged Pods sharing the same volume on the same node.
+    ///
+    /// "MountOption" mounts all eligible Pod volumes with `-o context` mount option. This requires all Pods that share the same volume to use the same SELinux label. It is not possible to share the same volume among privileged and unprivileged Pods. Eligible volumes are in-tree FibreChannel and iSCSI volumes, and all CSI volumes whose CSI driver announces SELinux support by setting spec.seLinuxMount: true in their CSIDriver instance. Other volumes are always re-labelled recursively. "MountOption" value is allowed only when SELinuxMount feature gate is enabled.
+    ///
+    /// If not specified and SELinuxMount feature gate is enabled, "MountOption" is used. If not specified and SELinuxMount feature gate is disabled, "MountOption" is used for ReadWriteOncePod volumes and "Recursive" for all other volumes.
+    ///
+    /// This field affects only Pods that have SELinux label set, either in PodSecurityContext or in SecurityContext of all containers.
+    ///
+    /// All Pods that use the same volume should use the same seLinuxChangePolicy, otherwise some pods can get stuck in ContainerCreating state. Note that this field cannot be set when spec.os.name is windows.
+    pub se_linux_change_policy: Option<::k8s_client_runtime::LeanString>,
+    /// The SELinux context to be applied to all containers. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in SecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence for that container. Note that this field cannot be set when spec.os.name is windows.
+    pub se_linux_options: Option<
+        ::std::boxed::Box<crate::api::core::v1::SELinuxOptionsApply>,
+    >,
+    /// The seccomp options to use by the containers in this pod. Note that this field cannot be set when spec.os.name is windows.
+    pub seccomp_profile: Option<
+        ::std::boxed::Box<crate::api::core::v1::SeccompProfileApply>,
+    >,
+    /// A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).  If the SupplementalGroupsPolicy feature is enabled, the supplementalGroupsPolicy field determines whether these are in addition to or instead of any group memberships defined in the container image. If unspecified, no additional groups are added, though group memberships defined in the container image may still be used, depending on the supplementalGroupsPolicy field. Note that this field cannot be set when spec.os.name is windows.
+    pub supplemental_groups: Option<::k8s_client_runtime::ThinVec<i64>>,
+    /// Defines how supplemental groups of the first container processes are calculated. Valid values are "Merge" and "Strict". If not specified, "Merge" is used. (Alpha) Using the field requires the SupplementalGroupsPolicy feature gate to be enabled and the container runtime must implement support for this feature. Note that this field cannot be set when spec.os.name is windows.
+    ///
+    /// Possible enum values:
+    ///  - `"Merge"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be merged with the primary user's groups as defined in the container image (in /etc/group).
+    ///  - `"Strict"` means that the container's provided SupplementalGroups and FsGroup (specified in SecurityContext) will be used instead of any groups defined in the container image.
+    pub supplemental_groups_policy: Option<::k8s_client_runtime::LeanString>,
+    /// Sysctls hold a list of namespaced sysctls used for the pod. Pods with unsupported sysctls (by the container runtime) might fail to launch. Note that this field cannot be set when spec.os.name is windows.
+    pub sysctls: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::SysctlApply>,
+    >,
+    /// The Windows specific settings applied to all containers. If unspecified, the options within a container's SecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
+    pub windows_options: Option<
+        ::std::boxed::Box<crate::api::core::v1::WindowsSecurityContextOptionsApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSecurityContextApply {
+    const NAME: &'static str = "PodSecurityContextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "appArmorProfile" => 0,
+                "fsGroup" => 1,
+                "fsGroupChangePolicy" => 2,
+                "runAsGroup" => 3,
+                "runAsNonRoot" => 4,
+                "runAsUser" => 5,
+                "seLinuxChangePolicy" => 6,
+                "seLinuxOptions" => 7,
+                "seccompProfile" => 8,
+                "supplementalGroups" => 9,
+                "supplementalGroupsPolicy" => 10,
+                "sysctls" => 11,
+                "windowsOptions" => 12,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.app_armor_profile,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.fs_group = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.fs_group_change_policy,
+                    ),
+                )?
+            }
+            3 => self.run_as_group = map.next_value()?,
+            4 => self.run_as_non_root = map.next_value()?,
+            5 => self.run_as_user = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.se_linux_change_policy,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.se_linux_options,
+                        options,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.seccomp_profile,
+                        options,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.supplemental_groups,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.supplemental_groups_policy,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.sysctls,
+                        options,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.windows_options,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodSecurityContextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.app_armor_profile.is_some())
+            + usize::from(self.fs_group.is_some())
+            + usize::from(self.fs_group_change_policy.is_some())
+            + usize::from(self.run_as_group.is_some())
+            + usize::from(self.run_as_non_root.is_some())
+            + usize::from(self.run_as_user.is_some())
+            + usize::from(self.se_linux_change_policy.is_some())
+            + usize::from(self.se_linux_options.is_some())
+            + usize::from(self.seccomp_profile.is_some())
+            + usize::from(self.supplemental_groups.is_some())
+            + usize::from(self.supplemental_groups_policy.is_some())
+            + usize::from(self.sysctls.is_some())
+            + usize::from(self.windows_options.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.app_armor_profile {
+            out.field("appArmorProfile", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fs_group {
+            out.field("fsGroup", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fs_group_change_policy {
+            out.field("fsGroupChangePolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.run_as_group {
+            out.field("runAsGroup", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.run_as_non_root {
+            out.field("runAsNonRoot", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.run_as_user {
+            out.field("runAsUser", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.se_linux_change_policy {
+            out.field("seLinuxChangePolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.se_linux_options {
+            out.field("seLinuxOptions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.seccomp_profile {
+            out.field("seccompProfile", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.supplemental_groups {
+            out.field("supplementalGroups", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.supplemental_groups_policy {
+            out.field("supplementalGroupsPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.sysctls {
+            out.field("sysctls", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.windows_options {
+            out.field("windowsOptions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodSecurityContextApply);
+#[cfg(feature = "apply")]
+impl PodSecurityContextApply {
+    /// Sets `appArmorProfile`, replacing an earlier value.
+    #[inline]
+    pub fn with_app_armor_profile(
+        mut self,
+        value: crate::api::core::v1::AppArmorProfileApply,
+    ) -> Self {
+        self.app_armor_profile = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `fsGroup`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_group(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.fs_group = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `fsGroupChangePolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_group_change_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_group_change_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `runAsGroup`, replacing an earlier value.
+    #[inline]
+    pub fn with_run_as_group(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.run_as_group = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `runAsNonRoot`, replacing an earlier value.
+    #[inline]
+    pub fn with_run_as_non_root(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.run_as_non_root = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `runAsUser`, replacing an earlier value.
+    #[inline]
+    pub fn with_run_as_user(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.run_as_user = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `seLinuxChangePolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_se_linux_change_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.se_linux_change_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `seLinuxOptions`, replacing an earlier value.
+    #[inline]
+    pub fn with_se_linux_options(
+        mut self,
+        value: crate::api::core::v1::SELinuxOptionsApply,
+    ) -> Self {
+        self.se_linux_options = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `seccompProfile`, replacing an earlier value.
+    #[inline]
+    pub fn with_seccomp_profile(
+        mut self,
+        value: crate::api::core::v1::SeccompProfileApply,
+    ) -> Self {
+        self.seccomp_profile = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Appends the values to `supplementalGroups` (a later call appends more).
+    #[inline]
+    pub fn with_supplemental_groups(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = impl ::std::convert::Into<i64>>,
+    ) -> Self {
+        for value in values {
+            self.supplemental_groups
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `supplementalGroupsPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_supplemental_groups_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.supplemental_groups_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `sysctls` (a later call appends more).
+    #[inline]
+    pub fn with_sysctls(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::SysctlApply>,
+    ) -> Self {
+        for value in values {
+            self.sysctls
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `windowsOptions`, replacing an earlier value.
+    #[inline]
+    pub fn with_windows_options(
+        mut self,
+        value: crate::api::core::v1::WindowsSecurityContextOptionsApply,
+    ) -> Self {
+        self.windows_options = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

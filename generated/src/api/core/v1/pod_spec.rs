@@ -1130,3 +1130,1088 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodSpec {
         );
     }
 }
+/// The apply configuration of [`PodSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodSpecApply {
+    /// Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers. Value must be a positive integer.
+    pub active_deadline_seconds: Option<i64>,
+    /// If specified, the pod's scheduling constraints
+    pub affinity: Option<::std::boxed::Box<crate::api::core::v1::AffinityApply>>,
+    /// AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.
+    pub automount_service_account_token: Option<bool>,
+    /// List of containers belonging to the pod. Containers cannot currently be added or removed. There must be at least one container in a Pod. Cannot be updated.
+    pub containers: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerApply>,
+    >,
+    /// Specifies the DNS parameters of a pod. Parameters specified here will be merged to the generated DNS configuration based on DNSPolicy.
+    pub dns_config: Option<::std::boxed::Box<crate::api::core::v1::PodDNSConfigApply>>,
+    /// Set DNS policy for the pod. Defaults to "ClusterFirst". Valid values are 'ClusterFirstWithHostNet', 'ClusterFirst', 'Default' or 'None'. DNS parameters given in DNSConfig will be merged with the policy selected with DNSPolicy. To have DNS options set along with hostNetwork, you have to specify DNS policy explicitly to 'ClusterFirstWithHostNet'.
+    ///
+    /// Possible enum values:
+    ///  - `"ClusterFirst"` indicates that the pod should use cluster DNS first unless hostNetwork is true, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
+    ///  - `"ClusterFirstWithHostNet"` indicates that the pod should use cluster DNS first, if it is available, then fall back on the default (as determined by kubelet) DNS settings.
+    ///  - `"Default"` indicates that the pod should use the default (as determined by kubelet) DNS settings.
+    ///  - `"None"` indicates that the pod should use empty DNS settings. DNS parameters such as nameservers and search paths should be defined via DNSConfig.
+    pub dns_policy: Option<::k8s_client_runtime::LeanString>,
+    /// EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links. Optional: Defaults to true.
+    pub enable_service_links: Option<bool>,
+    /// List of ephemeral containers run in this pod. Ephemeral containers may be run in an existing pod to perform user-initiated actions such as debugging. This list cannot be specified when creating a pod, and it cannot be modified by updating the pod spec. In order to add an ephemeral container to an existing pod, use the pod's ephemeralcontainers subresource.
+    pub ephemeral_containers: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::EphemeralContainerApply>,
+    >,
+    /// HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified.
+    pub host_aliases: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::HostAliasApply>,
+    >,
+    /// Use the host's ipc namespace. Optional: Default to false.
+    pub host_ipc: Option<bool>,
+    /// Host networking requested for this pod. Use the host's network namespace. When using HostNetwork you should specify ports so the scheduler is aware. When `hostNetwork` is true, specified `hostPort` fields in port definitions must match `containerPort`, and unspecified `hostPort` fields in port definitions are defaulted to match `containerPort`. Default to false.
+    pub host_network: Option<bool>,
+    /// Use the host's pid namespace. Optional: Default to false.
+    pub host_pid: Option<bool>,
+    /// Use the host's user namespace. Optional: Default to true. If set to true or not present, the pod will be run in the host user namespace, useful for when the pod needs a feature only available to the host user namespace, such as loading a kernel module with CAP_SYS_MODULE. When set to false, a new userns is created for the pod. Setting false is useful for mitigating container breakout vulnerabilities even allowing users to run their containers as root without actually having root privileges on the host. This field is alpha-level and is only honored by servers that enable the UserNamespacesSupport feature.
+    pub host_users: Option<bool>,
+    /// Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.
+    pub hostname: Option<::k8s_client_runtime::LeanString>,
+    /// HostnameOverride specifies an explicit override for the pod's hostname as perceived by the pod. This field only specifies the pod's hostname and does not affect its DNS records. When this field is set to a non-empty string: - It takes precedence over the values set in `hostname` and `subdomain`. - The Pod's hostname will be set to this value. - `setHostnameAsFQDN` must be nil or set to false. - `hostNetwork` must be set to false.
+    ///
+    /// This field must be a valid DNS subdomain as defined in RFC 1123 and contain at most 64 characters. Requires the HostnameOverride feature gate to be enabled.
+    pub hostname_override: Option<::k8s_client_runtime::LeanString>,
+    /// ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec. If specified, these secrets will be passed to individual puller implementations for them to use. More info: https://kubernetes.io/docs/concepts/containers/images#specifying-imagepullsecrets-on-a-pod
+    pub image_pull_secrets: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::LocalObjectReferenceApply>,
+    >,
+    /// List of initialization containers belonging to the pod. Init containers are executed in order prior to containers being started. If any init container fails, the pod is considered to have failed and is handled according to its restartPolicy. The name for an init container or normal container must be unique among all containers. Init containers may not have Lifecycle actions, Readiness probes, Liveness probes, or Startup probes. The resourceRequirements of an init container are taken into account during scheduling by finding the highest request/limit for each resource type, and then using the max of that value or the sum of the normal containers. Limits are applied to init containers in a similar fashion. Init containers cannot currently be added or removed. Cannot be updated. More info: https://kubernetes.io/docs/concepts/workloads/pods/init-containers/
+    pub init_containers: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerApply>,
+    >,
+    /// NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename
+    pub node_name: Option<::k8s_client_runtime::LeanString>,
+    /// NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/
+    pub node_selector: Option<::k8s_client_runtime::Map>,
+    /// Specifies the OS of the containers in the pod. Some pod and container fields are restricted if this is set.
+    ///
+    /// If the OS field is set to linux, the following fields must be unset: -securityContext.windowsOptions
+    ///
+    /// If the OS field is set to windows, following fields must be unset: - spec.hostPID - spec.hostIPC - spec.hostUsers - spec.resources - spec.securityContext.appArmorProfile - spec.securityContext.seLinuxOptions - spec.securityContext.seccompProfile - spec.securityContext.fsGroup - spec.securityContext.fsGroupChangePolicy - spec.securityContext.sysctls - spec.shareProcessNamespace - spec.securityContext.runAsUser - spec.securityContext.runAsGroup - spec.securityContext.supplementalGroups - spec.securityContext.supplementalGroupsPolicy - spec.containers[*].securityContext.appArmorProfile - spec.containers[*].securityContext.seLinuxOptions - spec.containers[*].securityContext.seccompProfile - spec.containers[*].securityContext.capabilities - spec.containers[*].securityContext.readOnlyRootFilesystem - spec.containers[*].securityContext.privileged - spec.containers[*].securityContext.allowPrivilegeEscalation - spec.containers[*].securityContext.procMount - spec.containers[*].securityContext.runAsUser - spec.containers[*].securityContext.runAsGroup
+    pub os: Option<::std::boxed::Box<crate::api::core::v1::PodOSApply>>,
+    /// Overhead represents the resource overhead associated with running a pod for a given RuntimeClass. This field will be autopopulated at admission time by the RuntimeClass admission controller. If the RuntimeClass admission controller is enabled, overhead must not be set in Pod create requests. The RuntimeClass admission controller will reject Pod create requests which have the overhead already set. If RuntimeClass is configured and selected in the PodSpec, Overhead will be set to the value defined in the corresponding RuntimeClass, otherwise it will remain unset and treated as zero. More info: https://git.k8s.io/enhancements/keps/sig-node/688-pod-overhead/README.md
+    pub overhead: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+    /// PreemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.
+    ///
+    /// Possible enum values:
+    ///  - `"Never"` means that pod never preempts other pods with lower priority.
+    ///  - `"PreemptLowerPriority"` means that pod can preempt other pods with lower priority.
+    pub preemption_policy: Option<::k8s_client_runtime::LeanString>,
+    /// The priority value. Various system components use this field to find the priority of the pod. When Priority Admission Controller is enabled, it prevents users from setting this field. The admission controller populates this field from PriorityClassName. The higher the value, the higher the priority.
+    pub priority: Option<i32>,
+    /// If specified, indicates the pod's priority. "system-node-critical" and "system-cluster-critical" are two special keywords which indicate the highest priorities with the former being the highest priority. Any other name must be defined by creating a PriorityClass object with that name. If not specified, the pod priority will be default or zero if there is no default.
+    pub priority_class_name: Option<::k8s_client_runtime::LeanString>,
+    /// If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to "True" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates
+    pub readiness_gates: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodReadinessGateApply>,
+    >,
+    /// ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start. The resources will be made available to those containers which consume them by name.
+    ///
+    /// This is a stable field but requires that the DynamicResourceAllocation feature gate is enabled.
+    ///
+    /// This field is immutable.
+    pub resource_claims: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodResourceClaimApply>,
+    >,
+    /// Resources is the total amount of CPU and Memory resources required by all containers in the pod. It supports specifying Requests and Limits for "cpu", "memory" and "hugepages-" resource names only. ResourceClaims are not supported.
+    ///
+    /// This field enables fine-grained control over resource allocation for the entire pod, allowing resource sharing among containers in a pod.
+    ///
+    /// This is an alpha field and requires enabling the PodLevelResources feature gate.
+    pub resources: Option<
+        ::std::boxed::Box<crate::api::core::v1::ResourceRequirementsApply>,
+    >,
+    /// Restart policy for all containers within the pod. One of Always, OnFailure, Never. In some contexts, only a subset of those values may be permitted. Default to Always. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#restart-policy
+    ///
+    /// Possible enum values:
+    ///  - `"Always"`
+    ///  - `"Never"`
+    ///  - `"OnFailure"`
+    pub restart_policy: Option<::k8s_client_runtime::LeanString>,
+    /// RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.  If no RuntimeClass resource matches the named class, the pod will not be run. If unset or empty, the "legacy" RuntimeClass will be used, which is an implicit class with an empty definition that uses the default runtime handler. More info: https://git.k8s.io/enhancements/keps/sig-node/585-runtime-class
+    pub runtime_class_name: Option<::k8s_client_runtime::LeanString>,
+    /// If specified, the pod will be dispatched by specified scheduler. If not specified, the pod will be dispatched by default scheduler.
+    pub scheduler_name: Option<::k8s_client_runtime::LeanString>,
+    /// SchedulingGates is an opaque list of values that if specified will block scheduling the pod. If schedulingGates is not empty, the pod will stay in the SchedulingGated state and the scheduler will not attempt to schedule the pod.
+    ///
+    /// SchedulingGates can only be set at pod creation time, and be removed only afterwards.
+    pub scheduling_gates: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodSchedulingGateApply>,
+    >,
+    /// SecurityContext holds pod-level security attributes and common container settings. Optional: Defaults to empty.  See type description for default values of each field.
+    pub security_context: Option<
+        ::std::boxed::Box<crate::api::core::v1::PodSecurityContextApply>,
+    >,
+    /// DeprecatedServiceAccount is a deprecated alias for ServiceAccountName. Deprecated: Use serviceAccountName instead.
+    pub service_account: Option<::k8s_client_runtime::LeanString>,
+    /// ServiceAccountName is the name of the ServiceAccount to use to run this pod. More info: https://kubernetes.io/docs/tasks/configure-pod-container/configure-service-account/
+    pub service_account_name: Option<::k8s_client_runtime::LeanString>,
+    /// If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default). In Linux containers, this means setting the FQDN in the hostname field of the kernel (the nodename field of struct utsname). In Windows containers, this means setting the registry value of hostname for the registry key HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters to FQDN. If a pod does not have FQDN, this has no effect. Default to false.
+    pub set_hostname_as_fqdn: Option<bool>,
+    /// Share a single process namespace between all of the containers in a pod. When this is set containers will be able to view and signal processes from other containers in the same pod, and the first process in each container will not be assigned PID 1. HostPID and ShareProcessNamespace cannot both be set. Optional: Default to false.
+    pub share_process_namespace: Option<bool>,
+    /// If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>". If not specified, the pod will not have a domainname at all.
+    pub subdomain: Option<::k8s_client_runtime::LeanString>,
+    /// Optional duration in seconds the pod needs to terminate gracefully. May be decreased in delete request. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). If this value is nil, the default grace period will be used instead. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. Defaults to 30 seconds.
+    pub termination_grace_period_seconds: Option<i64>,
+    /// If specified, the pod's tolerations.
+    pub tolerations: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::TolerationApply>,
+    >,
+    /// TopologySpreadConstraints describes how a group of pods ought to spread across topology domains. Scheduler will schedule pods in a way which abides by the constraints. All topologySpreadConstraints are ANDed.
+    pub topology_spread_constraints: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::core::v1::TopologySpreadConstraintApply,
+        >,
+    >,
+    /// List of volumes that can be mounted by containers belonging to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes
+    pub volumes: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeApply>,
+    >,
+    /// WorkloadRef provides a reference to the Workload object that this Pod belongs to. This field is used by the scheduler to identify the PodGroup and apply the correct group scheduling policies. The Workload object referenced by this field may not exist at the time the Pod is created. This field is immutable, but a Workload object with the same name may be recreated with different policies. Doing this during pod scheduling may result in the placement not conforming to the expected policies.
+    pub workload_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::WorkloadReferenceApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PodSpecApply {
+    const NAME: &'static str = "PodSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "activeDeadlineSeconds" => 0,
+                "affinity" => 1,
+                "automountServiceAccountToken" => 2,
+                "containers" => 3,
+                "dnsConfig" => 4,
+                "dnsPolicy" => 5,
+                "enableServiceLinks" => 6,
+                "ephemeralContainers" => 7,
+                "hostAliases" => 8,
+                "hostIPC" => 9,
+                "hostNetwork" => 10,
+                "hostPID" => 11,
+                "hostUsers" => 12,
+                "hostname" => 13,
+                "hostnameOverride" => 14,
+                "imagePullSecrets" => 15,
+                "initContainers" => 16,
+                "nodeName" => 17,
+                "nodeSelector" => 18,
+                "os" => 19,
+                "overhead" => 20,
+                "preemptionPolicy" => 21,
+                "priority" => 22,
+                "priorityClassName" => 23,
+                "readinessGates" => 24,
+                "resourceClaims" => 25,
+                "resources" => 26,
+                "restartPolicy" => 27,
+                "runtimeClassName" => 28,
+                "schedulerName" => 29,
+                "schedulingGates" => 30,
+                "securityContext" => 31,
+                "serviceAccount" => 32,
+                "serviceAccountName" => 33,
+                "setHostnameAsFQDN" => 34,
+                "shareProcessNamespace" => 35,
+                "subdomain" => 36,
+                "terminationGracePeriodSeconds" => 37,
+                "tolerations" => 38,
+                "topologySpreadConstraints" => 39,
+                "volumes" => 40,
+                "workloadRef" => 41,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.active_deadline_seconds = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.affinity,
+                        options,
+                    ),
+                )?
+            }
+            2 => self.automount_service_account_token = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.containers,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.dns_config,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.dns_policy),
+                )?
+            }
+            6 => self.enable_service_links = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ephemeral_containers,
+                        options,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.host_aliases,
+                        options,
+                    ),
+                )?
+            }
+            9 => self.host_ipc = map.next_value()?,
+            10 => self.host_network = map.next_value()?,
+            11 => self.host_pid = map.next_value()?,
+            12 => self.host_users = map.next_value()?,
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.hostname),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.hostname_override,
+                    ),
+                )?
+            }
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.image_pull_secrets,
+                        options,
+                    ),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.init_containers,
+                        options,
+                    ),
+                )?
+            }
+            17 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
+                )?
+            }
+            18 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.node_selector,
+                    ),
+                )?
+            }
+            19 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.os, options),
+                )?
+            }
+            20 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.overhead,
+                    ),
+                )?
+            }
+            21 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.preemption_policy,
+                    ),
+                )?
+            }
+            22 => self.priority = map.next_value()?,
+            23 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.priority_class_name,
+                    ),
+                )?
+            }
+            24 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.readiness_gates,
+                        options,
+                    ),
+                )?
+            }
+            25 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.resource_claims,
+                        options,
+                    ),
+                )?
+            }
+            26 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
+                )?
+            }
+            27 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.restart_policy,
+                    ),
+                )?
+            }
+            28 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.runtime_class_name,
+                    ),
+                )?
+            }
+            29 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.scheduler_name,
+                    ),
+                )?
+            }
+            30 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.scheduling_gates,
+                        options,
+                    ),
+                )?
+            }
+            31 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.security_context,
+                        options,
+                    ),
+                )?
+            }
+            32 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.service_account,
+                    ),
+                )?
+            }
+            33 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.service_account_name,
+                    ),
+                )?
+            }
+            34 => self.set_hostname_as_fqdn = map.next_value()?,
+            35 => self.share_process_namespace = map.next_value()?,
+            36 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.subdomain),
+                )?
+            }
+            37 => self.termination_grace_period_seconds = map.next_value()?,
+            38 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.tolerations,
+                        options,
+                    ),
+                )?
+            }
+            39 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.topology_spread_constraints,
+                        options,
+                    ),
+                )?
+            }
+            40 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.volumes,
+                        options,
+                    ),
+                )?
+            }
+            41 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.workload_ref,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.active_deadline_seconds.is_some())
+            + usize::from(self.affinity.is_some())
+            + usize::from(self.automount_service_account_token.is_some())
+            + usize::from(self.containers.is_some())
+            + usize::from(self.dns_config.is_some())
+            + usize::from(self.dns_policy.is_some())
+            + usize::from(self.enable_service_links.is_some())
+            + usize::from(self.ephemeral_containers.is_some())
+            + usize::from(self.host_aliases.is_some())
+            + usize::from(self.host_ipc.is_some())
+            + usize::from(self.host_network.is_some())
+            + usize::from(self.host_pid.is_some())
+            + usize::from(self.host_users.is_some())
+            + usize::from(self.hostname.is_some())
+            + usize::from(self.hostname_override.is_some())
+            + usize::from(self.image_pull_secrets.is_some())
+            + usize::from(self.init_containers.is_some())
+            + usize::from(self.node_name.is_some())
+            + usize::from(self.node_selector.is_some()) + usize::from(self.os.is_some())
+            + usize::from(self.overhead.is_some())
+            + usize::from(self.preemption_policy.is_some())
+            + usize::from(self.priority.is_some())
+            + usize::from(self.priority_class_name.is_some())
+            + usize::from(self.readiness_gates.is_some())
+            + usize::from(self.resource_claims.is_some())
+            + usize::from(self.resources.is_some())
+            + usize::from(self.restart_policy.is_some())
+            + usize::from(self.runtime_class_name.is_some())
+            + usize::from(self.scheduler_name.is_some())
+            + usize::from(self.scheduling_gates.is_some())
+            + usize::from(self.security_context.is_some())
+            + usize::from(self.service_account.is_some())
+            + usize::from(self.service_account_name.is_some())
+            + usize::from(self.set_hostname_as_fqdn.is_some())
+            + usize::from(self.share_process_namespace.is_some())
+            + usize::from(self.subdomain.is_some())
+            + usize::from(self.termination_grace_period_seconds.is_some())
+            + usize::from(self.tolerations.is_some())
+            + usize::from(self.topology_spread_constraints.is_some())
+            + usize::from(self.volumes.is_some())
+            + usize::from(self.workload_ref.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.active_deadline_seconds {
+            out.field("activeDeadlineSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.affinity {
+            out.field("affinity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.automount_service_account_token
+        {
+            out.field("automountServiceAccountToken", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.containers {
+            out.field("containers", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.dns_config {
+            out.field("dnsConfig", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.dns_policy {
+            out.field("dnsPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.enable_service_links {
+            out.field("enableServiceLinks", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ephemeral_containers {
+            out.field("ephemeralContainers", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_aliases {
+            out.field("hostAliases", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_ipc {
+            out.field("hostIPC", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_network {
+            out.field("hostNetwork", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_pid {
+            out.field("hostPID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_users {
+            out.field("hostUsers", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.hostname {
+            out.field("hostname", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.hostname_override {
+            out.field("hostnameOverride", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.image_pull_secrets {
+            out.field("imagePullSecrets", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.init_containers {
+            out.field("initContainers", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_name {
+            out.field("nodeName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_selector {
+            out.field("nodeSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.os {
+            out.field("os", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.overhead {
+            out.field("overhead", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.preemption_policy {
+            out.field("preemptionPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.priority {
+            out.field("priority", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.priority_class_name {
+            out.field("priorityClassName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.readiness_gates {
+            out.field("readinessGates", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_claims {
+            out.field("resourceClaims", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resources {
+            out.field("resources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.restart_policy {
+            out.field("restartPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.runtime_class_name {
+            out.field("runtimeClassName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scheduler_name {
+            out.field("schedulerName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scheduling_gates {
+            out.field("schedulingGates", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.security_context {
+            out.field("securityContext", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service_account {
+            out.field("serviceAccount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service_account_name {
+            out.field("serviceAccountName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.set_hostname_as_fqdn {
+            out.field("setHostnameAsFQDN", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.share_process_namespace {
+            out.field("shareProcessNamespace", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.subdomain {
+            out.field("subdomain", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .termination_grace_period_seconds
+        {
+            out.field("terminationGracePeriodSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tolerations {
+            out.field("tolerations", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.topology_spread_constraints {
+            out.field("topologySpreadConstraints", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volumes {
+            out.field("volumes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.workload_ref {
+            out.field("workloadRef", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodSpecApply);
+#[cfg(feature = "apply")]
+impl PodSpecApply {
+    /// Sets `activeDeadlineSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_active_deadline_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.active_deadline_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `affinity`, replacing an earlier value.
+    #[inline]
+    pub fn with_affinity(mut self, value: crate::api::core::v1::AffinityApply) -> Self {
+        self.affinity = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `automountServiceAccountToken`, replacing an earlier value.
+    #[inline]
+    pub fn with_automount_service_account_token(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.automount_service_account_token = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `containers` (a later call appends more).
+    #[inline]
+    pub fn with_containers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ContainerApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.containers
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `dnsConfig`, replacing an earlier value.
+    #[inline]
+    pub fn with_dns_config(
+        mut self,
+        value: crate::api::core::v1::PodDNSConfigApply,
+    ) -> Self {
+        self.dns_config = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `dnsPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_dns_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.dns_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `enableServiceLinks`, replacing an earlier value.
+    #[inline]
+    pub fn with_enable_service_links(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.enable_service_links = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `ephemeralContainers` (a later call appends more).
+    #[inline]
+    pub fn with_ephemeral_containers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::EphemeralContainerApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ephemeral_containers
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `hostAliases` (a later call appends more).
+    #[inline]
+    pub fn with_host_aliases(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::HostAliasApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.host_aliases
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `hostIPC`, replacing an earlier value.
+    #[inline]
+    pub fn with_host_ipc(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.host_ipc = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `hostNetwork`, replacing an earlier value.
+    #[inline]
+    pub fn with_host_network(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.host_network = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `hostPID`, replacing an earlier value.
+    #[inline]
+    pub fn with_host_pid(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.host_pid = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `hostUsers`, replacing an earlier value.
+    #[inline]
+    pub fn with_host_users(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.host_users = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `hostname`, replacing an earlier value.
+    #[inline]
+    pub fn with_hostname(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.hostname = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `hostnameOverride`, replacing an earlier value.
+    #[inline]
+    pub fn with_hostname_override(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.hostname_override = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `imagePullSecrets` (a later call appends more).
+    #[inline]
+    pub fn with_image_pull_secrets(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::LocalObjectReferenceApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.image_pull_secrets
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `initContainers` (a later call appends more).
+    #[inline]
+    pub fn with_init_containers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ContainerApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.init_containers
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.node_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `nodeSelector`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_node_selector(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.node_selector
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `os`, replacing an earlier value.
+    #[inline]
+    pub fn with_os(mut self, value: crate::api::core::v1::PodOSApply) -> Self {
+        self.os = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Adds the entries to `overhead`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_overhead(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.overhead
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `preemptionPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_preemption_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.preemption_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `priority`, replacing an earlier value.
+    #[inline]
+    pub fn with_priority(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.priority = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `priorityClassName`, replacing an earlier value.
+    #[inline]
+    pub fn with_priority_class_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.priority_class_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `readinessGates` (a later call appends more).
+    #[inline]
+    pub fn with_readiness_gates(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::PodReadinessGateApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.readiness_gates
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `resourceClaims` (a later call appends more).
+    #[inline]
+    pub fn with_resource_claims(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::PodResourceClaimApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resource_claims
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `resources`, replacing an earlier value.
+    #[inline]
+    pub fn with_resources(
+        mut self,
+        value: crate::api::core::v1::ResourceRequirementsApply,
+    ) -> Self {
+        self.resources = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `restartPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_restart_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.restart_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `runtimeClassName`, replacing an earlier value.
+    #[inline]
+    pub fn with_runtime_class_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.runtime_class_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `schedulerName`, replacing an earlier value.
+    #[inline]
+    pub fn with_scheduler_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.scheduler_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `schedulingGates` (a later call appends more).
+    #[inline]
+    pub fn with_scheduling_gates(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::PodSchedulingGateApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.scheduling_gates
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `securityContext`, replacing an earlier value.
+    #[inline]
+    pub fn with_security_context(
+        mut self,
+        value: crate::api::core::v1::PodSecurityContextApply,
+    ) -> Self {
+        self.security_context = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `serviceAccount`, replacing an earlier value.
+    #[inline]
+    pub fn with_service_account(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.service_account = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `serviceAccountName`, replacing an earlier value.
+    #[inline]
+    pub fn with_service_account_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.service_account_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `setHostnameAsFQDN`, replacing an earlier value.
+    #[inline]
+    pub fn with_set_hostname_as_fqdn(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.set_hostname_as_fqdn = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `shareProcessNamespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_share_process_namespace(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.share_process_namespace = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `subdomain`, replacing an earlier value.
+    #[inline]
+    pub fn with_subdomain(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.subdomain = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `terminationGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_termination_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.termination_grace_period_seconds = ::std::option::Option::Some(
+            value.into(),
+        );
+        self
+    }
+    /// Appends the values to `tolerations` (a later call appends more).
+    #[inline]
+    pub fn with_tolerations(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::TolerationApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.tolerations
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `topologySpreadConstraints` (a later call appends more).
+    #[inline]
+    pub fn with_topology_spread_constraints(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::TopologySpreadConstraintApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.topology_spread_constraints
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `volumes` (a later call appends more).
+    #[inline]
+    pub fn with_volumes(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::VolumeApply>,
+    ) -> Self {
+        for value in values {
+            self.volumes
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `workloadRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_workload_ref(
+        mut self,
+        value: crate::api::core::v1::WorkloadReferenceApply,
+    ) -> Self {
+        self.workload_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

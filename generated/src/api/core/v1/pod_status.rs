@@ -585,3 +585,575 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodStatus {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 20, &self.resources);
     }
 }
+/// The apply configuration of [`PodStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodStatusApply {
+    /// AllocatedResources is the total requests allocated for this pod by the node. If pod-level requests are not set, this will be the total requests aggregated across containers in the pod.
+    pub allocated_resources: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+    /// Current service state of pod. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodConditionApply>,
+    >,
+    /// Statuses of containers in this pod. Each container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
+    pub container_statuses: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerStatusApply>,
+    >,
+    /// Statuses for any ephemeral containers that have run in this pod. Each ephemeral container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-and-container-status
+    pub ephemeral_container_statuses: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerStatusApply>,
+    >,
+    /// Status of extended resource claim backed by DRA.
+    pub extended_resource_claim_status: Option<
+        ::std::boxed::Box<crate::api::core::v1::PodExtendedResourceClaimStatusApply>,
+    >,
+    /// hostIP holds the IP address of the host to which the pod is assigned. Empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns mean that HostIP will not be updated even if there is a node is assigned to pod
+    pub host_ip: Option<::k8s_client_runtime::LeanString>,
+    /// hostIPs holds the IP addresses allocated to the host. If this field is specified, the first entry must match the hostIP field. This list is empty if the pod has not started yet. A pod can be assigned to a node that has a problem in kubelet which in turns means that HostIPs will not be updated even if there is a node is assigned to this pod.
+    pub host_ips: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::HostIPApply>,
+    >,
+    /// Statuses of init containers in this pod. The most recent successful non-restartable init container will have ready = true, the most recently started container will have startTime set. Each init container in the pod should have at most one status in this list, and all statuses should be for containers in the pod. However this is not enforced. If a status for a non-existent container is present in the list, or the list has duplicate names, the behavior of various Kubernetes components is not defined and those statuses might be ignored. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-and-container-status
+    pub init_container_statuses: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ContainerStatusApply>,
+    >,
+    /// A human readable message indicating details about why the pod is in this condition.
+    pub message: Option<::k8s_client_runtime::LeanString>,
+    /// nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.
+    pub nominated_node_name: Option<::k8s_client_runtime::LeanString>,
+    /// If set, this represents the .metadata.generation that the pod status was set based upon. The PodObservedGenerationTracking feature gate must be enabled to use this field.
+    pub observed_generation: Option<i64>,
+    /// The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle. The conditions array, the reason and message fields, and the individual container status arrays contain more detail about the pod's status. There are five possible phase values:
+    ///
+    /// Pending: The pod has been accepted by the Kubernetes system, but one or more of the container images has not been created. This includes time before being scheduled as well as time spent downloading images over the network, which could take a while. Running: The pod has been bound to a node, and all of the containers have been created. At least one container is still running, or is in the process of starting or restarting. Succeeded: All containers in the pod have terminated in success, and will not be restarted. Failed: All containers in the pod have terminated, and at least one container has terminated in failure. The container either exited with non-zero status or was terminated by the system. Unknown: For some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod.
+    ///
+    /// More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-phase
+    ///
+    /// Possible enum values:
+    ///  - `"Failed"` means that all containers in the pod have terminated, and at least one container has terminated in a failure (exited with a non-zero exit code or was stopped by the system).
+    ///  - `"Pending"` means the pod has been accepted by the system, but one or more of the containers has not been started. This includes time before being bound to a node, as well as time spent pulling images onto the host.
+    ///  - `"Running"` means the pod has been bound to a node and all of the containers have been started. At least one container is still running or is in the process of being restarted.
+    ///  - `"Succeeded"` means that all containers in the pod have voluntarily terminated with a container exit code of 0, and the system is not going to restart any of these containers.
+    ///  - `"Unknown"` means that for some reason the state of the pod could not be obtained, typically due to an error in communicating with the host of the pod. Deprecated: It isn't being set since 2015 (74da3b14b0c0f658b3bb8d2def5094686d0e9095)
+    pub phase: Option<::k8s_client_runtime::LeanString>,
+    /// podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.
+    pub pod_ip: Option<::k8s_client_runtime::LeanString>,
+    /// podIPs holds the IP addresses allocated to the pod. If this field is specified, the 0th entry must match the podIP field. Pods may be allocated at most 1 value for each of IPv4 and IPv6. This list is empty if no IPs have been allocated yet.
+    pub pod_ips: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::PodIPApply>>,
+    /// The Quality of Service (QOS) classification assigned to the pod based on resource requirements See PodQOSClass type for available QOS classes More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
+    ///
+    /// Possible enum values:
+    ///  - `"BestEffort"` is the BestEffort qos class.
+    ///  - `"Burstable"` is the Burstable qos class.
+    ///  - `"Guaranteed"` is the Guaranteed qos class.
+    pub qos_class: Option<::k8s_client_runtime::LeanString>,
+    /// A brief CamelCase message indicating details about why the pod is in this state. e.g. 'Evicted'
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+    /// Status of resources resize desired for pod's containers. It is empty if no resources resize is pending. Any changes to container resources will automatically set this to "Proposed" Deprecated: Resize status is moved to two pod conditions PodResizePending and PodResizeInProgress. PodResizePending will track states where the spec has been resized, but the Kubelet has not yet allocated the resources. PodResizeInProgress will track in-progress resizes, and should be present whenever allocated resources != acknowledged resources.
+    pub resize: Option<::k8s_client_runtime::LeanString>,
+    /// Status of resource claims.
+    pub resource_claim_statuses: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::PodResourceClaimStatusApply>,
+    >,
+    /// Resources represents the compute resource requests and limits that have been applied at the pod level if pod-level requests or limits are set in PodSpec.Resources
+    pub resources: Option<
+        ::std::boxed::Box<crate::api::core::v1::ResourceRequirementsApply>,
+    >,
+    /// RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod.
+    pub start_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PodStatusApply {
+    const NAME: &'static str = "PodStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allocatedResources" => 0,
+                "conditions" => 1,
+                "containerStatuses" => 2,
+                "ephemeralContainerStatuses" => 3,
+                "extendedResourceClaimStatus" => 4,
+                "hostIP" => 5,
+                "hostIPs" => 6,
+                "initContainerStatuses" => 7,
+                "message" => 8,
+                "nominatedNodeName" => 9,
+                "observedGeneration" => 10,
+                "phase" => 11,
+                "podIP" => 12,
+                "podIPs" => 13,
+                "qosClass" => 14,
+                "reason" => 15,
+                "resize" => 16,
+                "resourceClaimStatuses" => 17,
+                "resources" => 18,
+                "startTime" => 19,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.allocated_resources,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.container_statuses,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ephemeral_container_statuses,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.extended_resource_claim_status,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host_ip),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.host_ips,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.init_container_statuses,
+                        options,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.nominated_node_name,
+                    ),
+                )?
+            }
+            10 => self.observed_generation = map.next_value()?,
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.phase),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pod_ip),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.pod_ips,
+                        options,
+                    ),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.qos_class),
+                )?
+            }
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.resize),
+                )?
+            }
+            17 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.resource_claim_statuses,
+                        options,
+                    ),
+                )?
+            }
+            18 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resources,
+                        options,
+                    ),
+                )?
+            }
+            19 => self.start_time = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.allocated_resources.is_some())
+            + usize::from(self.conditions.is_some())
+            + usize::from(self.container_statuses.is_some())
+            + usize::from(self.ephemeral_container_statuses.is_some())
+            + usize::from(self.extended_resource_claim_status.is_some())
+            + usize::from(self.host_ip.is_some()) + usize::from(self.host_ips.is_some())
+            + usize::from(self.init_container_statuses.is_some())
+            + usize::from(self.message.is_some())
+            + usize::from(self.nominated_node_name.is_some())
+            + usize::from(self.observed_generation.is_some())
+            + usize::from(self.phase.is_some()) + usize::from(self.pod_ip.is_some())
+            + usize::from(self.pod_ips.is_some()) + usize::from(self.qos_class.is_some())
+            + usize::from(self.reason.is_some()) + usize::from(self.resize.is_some())
+            + usize::from(self.resource_claim_statuses.is_some())
+            + usize::from(self.resources.is_some())
+            + usize::from(self.start_time.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.allocated_resources {
+            out.field("allocatedResources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.container_statuses {
+            out.field("containerStatuses", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ephemeral_container_statuses {
+            out.field("ephemeralContainerStatuses", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.extended_resource_claim_status
+        {
+            out.field("extendedResourceClaimStatus", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_ip {
+            out.field("hostIP", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_ips {
+            out.field("hostIPs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.init_container_statuses {
+            out.field("initContainerStatuses", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nominated_node_name {
+            out.field("nominatedNodeName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.phase {
+            out.field("phase", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_ip {
+            out.field("podIP", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_ips {
+            out.field("podIPs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.qos_class {
+            out.field("qosClass", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resize {
+            out.field("resize", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_claim_statuses {
+            out.field("resourceClaimStatuses", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resources {
+            out.field("resources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.start_time {
+            out.field("startTime", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodStatusApply);
+#[cfg(feature = "apply")]
+impl PodStatusApply {
+    /// Adds the entries to `allocatedResources`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_allocated_resources(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.allocated_resources
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::PodConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `containerStatuses` (a later call appends more).
+    #[inline]
+    pub fn with_container_statuses(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ContainerStatusApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.container_statuses
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `ephemeralContainerStatuses` (a later call appends more).
+    #[inline]
+    pub fn with_ephemeral_container_statuses(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ContainerStatusApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ephemeral_container_statuses
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `extendedResourceClaimStatus`, replacing an earlier value.
+    #[inline]
+    pub fn with_extended_resource_claim_status(
+        mut self,
+        value: crate::api::core::v1::PodExtendedResourceClaimStatusApply,
+    ) -> Self {
+        self.extended_resource_claim_status = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `hostIP`, replacing an earlier value.
+    #[inline]
+    pub fn with_host_ip(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.host_ip = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `hostIPs` (a later call appends more).
+    #[inline]
+    pub fn with_host_ips(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::HostIPApply>,
+    ) -> Self {
+        for value in values {
+            self.host_ips
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `initContainerStatuses` (a later call appends more).
+    #[inline]
+    pub fn with_init_container_statuses(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ContainerStatusApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.init_container_statuses
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `message`, replacing an earlier value.
+    #[inline]
+    pub fn with_message(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.message = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nominatedNodeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_nominated_node_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.nominated_node_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `phase`, replacing an earlier value.
+    #[inline]
+    pub fn with_phase(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.phase = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `podIP`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_ip(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pod_ip = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `podIPs` (a later call appends more).
+    #[inline]
+    pub fn with_pod_ips(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::PodIPApply>,
+    ) -> Self {
+        for value in values {
+            self.pod_ips
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `qosClass`, replacing an earlier value.
+    #[inline]
+    pub fn with_qos_class(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.qos_class = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resize`, replacing an earlier value.
+    #[inline]
+    pub fn with_resize(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resize = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `resourceClaimStatuses` (a later call appends more).
+    #[inline]
+    pub fn with_resource_claim_statuses(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::PodResourceClaimStatusApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resource_claim_statuses
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `resources`, replacing an earlier value.
+    #[inline]
+    pub fn with_resources(
+        mut self,
+        value: crate::api::core::v1::ResourceRequirementsApply,
+    ) -> Self {
+        self.resources = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `startTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_start_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.start_time = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -119,3 +119,113 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PortStatus {
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.error);
     }
 }
+/// The apply configuration of [`PortStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PortStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PortStatusApply {
+    /// Error is to record the problem with the service port The format of the error shall comply with the following rules: - built-in error values shall be specified in this file and those shall use
+    ///   CamelCase names
+    /// - cloud provider specific error values must have names that comply with the
+    ///   format foo.example.com/CamelCase.
+    pub error: Option<::k8s_client_runtime::LeanString>,
+    /// Port is the port number of the service port of which status is recorded here
+    pub port: Option<i32>,
+    /// Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP"
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
+    pub protocol: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PortStatusApply {
+    const NAME: &'static str = "PortStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "error" => 0,
+                "port" => 1,
+                "protocol" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.error),
+                )?
+            }
+            1 => self.port = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.protocol),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PortStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.error.is_some()) + usize::from(self.port.is_some())
+            + usize::from(self.protocol.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.error {
+            out.field("error", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.port {
+            out.field("port", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.protocol {
+            out.field("protocol", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PortStatusApply);
+#[cfg(feature = "apply")]
+impl PortStatusApply {
+    /// Sets `error`, replacing an earlier value.
+    #[inline]
+    pub fn with_error(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.error = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `port`, replacing an earlier value.
+    #[inline]
+    pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `protocol`, replacing an earlier value.
+    #[inline]
+    pub fn with_protocol(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.protocol = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -122,3 +122,106 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PortworxVolumeSource {
         );
     }
 }
+/// The apply configuration of [`PortworxVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PortworxVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PortworxVolumeSourceApply {
+    /// fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs". Implicitly inferred to be "ext4" if unspecified.
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
+    /// readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+    pub read_only: Option<bool>,
+    /// volumeID uniquely identifies a Portworx volume
+    pub volume_id: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PortworxVolumeSourceApply {
+    const NAME: &'static str = "PortworxVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "fsType" => 0,
+                "readOnly" => 1,
+                "volumeID" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            1 => self.read_only = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.volume_id),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PortworxVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.fs_type.is_some())
+            + usize::from(self.read_only.is_some())
+            + usize::from(self.volume_id.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.fs_type {
+            out.field("fsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_id {
+            out.field("volumeID", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PortworxVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl PortworxVolumeSourceApply {
+    /// Sets `fsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volumeID`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_id = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -94,3 +94,88 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PreferredSchedulingTerm {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.preference);
     }
 }
+/// The apply configuration of [`PreferredSchedulingTerm`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PreferredSchedulingTermApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PreferredSchedulingTermApply {
+    /// A node selector term, associated with the corresponding weight.
+    pub preference: Option<crate::api::core::v1::NodeSelectorTermApply>,
+    /// Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100.
+    pub weight: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PreferredSchedulingTermApply {
+    const NAME: &'static str = "PreferredSchedulingTermApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "preference" => 0,
+                "weight" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.preference,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.weight = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PreferredSchedulingTermApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.preference.is_some())
+            + usize::from(self.weight.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.preference {
+            out.field("preference", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.weight {
+            out.field("weight", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PreferredSchedulingTermApply);
+#[cfg(feature = "apply")]
+impl PreferredSchedulingTermApply {
+    /// Sets `preference`, replacing an earlier value.
+    #[inline]
+    pub fn with_preference(
+        mut self,
+        value: crate::api::core::v1::NodeSelectorTermApply,
+    ) -> Self {
+        self.preference = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `weight`, replacing an earlier value.
+    #[inline]
+    pub fn with_weight(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.weight = ::std::option::Option::Some(value.into());
+        self
+    }
+}

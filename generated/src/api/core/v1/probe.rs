@@ -313,3 +313,244 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Probe {
         );
     }
 }
+/// The apply configuration of [`Probe`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ProbeApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProbeApply {
+    /// Exec specifies a command to execute in the container.
+    pub exec: Option<::std::boxed::Box<crate::api::core::v1::ExecActionApply>>,
+    /// Minimum consecutive failures for the probe to be considered failed after having succeeded. Defaults to 3. Minimum value is 1.
+    pub failure_threshold: Option<i32>,
+    /// GRPC specifies a GRPC HealthCheckRequest.
+    pub grpc: Option<::std::boxed::Box<crate::api::core::v1::GRPCActionApply>>,
+    /// HTTPGet specifies an HTTP GET request to perform.
+    pub http_get: Option<::std::boxed::Box<crate::api::core::v1::HTTPGetActionApply>>,
+    /// Number of seconds after the container has started before liveness probes are initiated. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
+    pub initial_delay_seconds: Option<i32>,
+    /// How often (in seconds) to perform the probe. Default to 10 seconds. Minimum value is 1.
+    pub period_seconds: Option<i32>,
+    /// Minimum consecutive successes for the probe to be considered successful after having failed. Defaults to 1. Must be 1 for liveness and startup. Minimum value is 1.
+    pub success_threshold: Option<i32>,
+    /// TCPSocket specifies a connection to a TCP port.
+    pub tcp_socket: Option<
+        ::std::boxed::Box<crate::api::core::v1::TCPSocketActionApply>,
+    >,
+    /// Optional duration in seconds the pod needs to terminate gracefully upon probe failure. The grace period is the duration in seconds after the processes running in the pod are sent a termination signal and the time when the processes are forcibly halted with a kill signal. Set this value longer than the expected cleanup time for your process. If this value is nil, the pod's terminationGracePeriodSeconds will be used. Otherwise, this value overrides the value provided by the pod spec. Value must be non-negative integer. The value zero indicates stop immediately via the kill signal (no opportunity to shut down). This is a beta field and requires enabling ProbeTerminationGracePeriod feature gate. Minimum value is 1. spec.terminationGracePeriodSeconds is used if unset.
+    pub termination_grace_period_seconds: Option<i64>,
+    /// Number of seconds after which the probe times out. Defaults to 1 second. Minimum value is 1. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#container-probes
+    pub timeout_seconds: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ProbeApply {
+    const NAME: &'static str = "ProbeApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "exec" => 0,
+                "failureThreshold" => 1,
+                "grpc" => 2,
+                "httpGet" => 3,
+                "initialDelaySeconds" => 4,
+                "periodSeconds" => 5,
+                "successThreshold" => 6,
+                "tcpSocket" => 7,
+                "terminationGracePeriodSeconds" => 8,
+                "timeoutSeconds" => 9,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.exec,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.failure_threshold = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.grpc,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.http_get,
+                        options,
+                    ),
+                )?
+            }
+            4 => self.initial_delay_seconds = map.next_value()?,
+            5 => self.period_seconds = map.next_value()?,
+            6 => self.success_threshold = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.tcp_socket,
+                        options,
+                    ),
+                )?
+            }
+            8 => self.termination_grace_period_seconds = map.next_value()?,
+            9 => self.timeout_seconds = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ProbeApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.exec.is_some())
+            + usize::from(self.failure_threshold.is_some())
+            + usize::from(self.grpc.is_some()) + usize::from(self.http_get.is_some())
+            + usize::from(self.initial_delay_seconds.is_some())
+            + usize::from(self.period_seconds.is_some())
+            + usize::from(self.success_threshold.is_some())
+            + usize::from(self.tcp_socket.is_some())
+            + usize::from(self.termination_grace_period_seconds.is_some())
+            + usize::from(self.timeout_seconds.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.exec {
+            out.field("exec", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.failure_threshold {
+            out.field("failureThreshold", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.grpc {
+            out.field("grpc", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.http_get {
+            out.field("httpGet", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.initial_delay_seconds {
+            out.field("initialDelaySeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.period_seconds {
+            out.field("periodSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.success_threshold {
+            out.field("successThreshold", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tcp_socket {
+            out.field("tcpSocket", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .termination_grace_period_seconds
+        {
+            out.field("terminationGracePeriodSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.timeout_seconds {
+            out.field("timeoutSeconds", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ProbeApply);
+#[cfg(feature = "apply")]
+impl ProbeApply {
+    /// Sets `exec`, replacing an earlier value.
+    #[inline]
+    pub fn with_exec(mut self, value: crate::api::core::v1::ExecActionApply) -> Self {
+        self.exec = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `failureThreshold`, replacing an earlier value.
+    #[inline]
+    pub fn with_failure_threshold(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.failure_threshold = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `grpc`, replacing an earlier value.
+    #[inline]
+    pub fn with_grpc(mut self, value: crate::api::core::v1::GRPCActionApply) -> Self {
+        self.grpc = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `httpGet`, replacing an earlier value.
+    #[inline]
+    pub fn with_http_get(
+        mut self,
+        value: crate::api::core::v1::HTTPGetActionApply,
+    ) -> Self {
+        self.http_get = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `initialDelaySeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_initial_delay_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.initial_delay_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `periodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_period_seconds(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.period_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `successThreshold`, replacing an earlier value.
+    #[inline]
+    pub fn with_success_threshold(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.success_threshold = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `tcpSocket`, replacing an earlier value.
+    #[inline]
+    pub fn with_tcp_socket(
+        mut self,
+        value: crate::api::core::v1::TCPSocketActionApply,
+    ) -> Self {
+        self.tcp_socket = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `terminationGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_termination_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.termination_grace_period_seconds = ::std::option::Option::Some(
+            value.into(),
+        );
+        self
+    }
+    /// Sets `timeoutSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_timeout_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.timeout_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+}

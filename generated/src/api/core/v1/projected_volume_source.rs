@@ -103,3 +103,96 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ProjectedVolumeSource {
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.default_mode);
     }
 }
+/// The apply configuration of [`ProjectedVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ProjectedVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProjectedVolumeSourceApply {
+    /// defaultMode are the mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+    pub default_mode: Option<i32>,
+    /// sources is the list of volume projections. Each entry in this list handles one source.
+    pub sources: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::VolumeProjectionApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ProjectedVolumeSourceApply {
+    const NAME: &'static str = "ProjectedVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "defaultMode" => 0,
+                "sources" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.default_mode = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.sources,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ProjectedVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.default_mode.is_some())
+            + usize::from(self.sources.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.default_mode {
+            out.field("defaultMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.sources {
+            out.field("sources", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ProjectedVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl ProjectedVolumeSourceApply {
+    /// Sets `defaultMode`, replacing an earlier value.
+    #[inline]
+    pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.default_mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `sources` (a later call appends more).
+    #[inline]
+    pub fn with_sources(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::VolumeProjectionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.sources
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

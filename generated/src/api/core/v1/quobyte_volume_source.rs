@@ -185,3 +185,167 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for QuobyteVolumeSource {
         );
     }
 }
+/// The apply configuration of [`QuobyteVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `QuobyteVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QuobyteVolumeSourceApply {
+    /// group to map volume access to Default is no group
+    pub group: Option<::k8s_client_runtime::LeanString>,
+    /// readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false.
+    pub read_only: Option<bool>,
+    /// registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes
+    pub registry: Option<::k8s_client_runtime::LeanString>,
+    /// tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin
+    pub tenant: Option<::k8s_client_runtime::LeanString>,
+    /// user to map volume access to Defaults to serivceaccount user
+    pub user: Option<::k8s_client_runtime::LeanString>,
+    /// volume is a string that references an already created Quobyte volume by name.
+    pub volume: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for QuobyteVolumeSourceApply {
+    const NAME: &'static str = "QuobyteVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "group" => 0,
+                "readOnly" => 1,
+                "registry" => 2,
+                "tenant" => 3,
+                "user" => 4,
+                "volume" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
+            1 => self.read_only = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.registry),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.tenant),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.user),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.volume),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for QuobyteVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.group.is_some())
+            + usize::from(self.read_only.is_some())
+            + usize::from(self.registry.is_some()) + usize::from(self.tenant.is_some())
+            + usize::from(self.user.is_some()) + usize::from(self.volume.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.group {
+            out.field("group", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.registry {
+            out.field("registry", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tenant {
+            out.field("tenant", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.user {
+            out.field("user", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume {
+            out.field("volume", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(QuobyteVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl QuobyteVolumeSourceApply {
+    /// Sets `group`, replacing an earlier value.
+    #[inline]
+    pub fn with_group(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.group = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `registry`, replacing an earlier value.
+    #[inline]
+    pub fn with_registry(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.registry = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `tenant`, replacing an earlier value.
+    #[inline]
+    pub fn with_tenant(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.tenant = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `user`, replacing an earlier value.
+    #[inline]
+    pub fn with_user(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.user = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volume`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -141,3 +141,138 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ReplicationControllerSpec {
         );
     }
 }
+/// The apply configuration of [`ReplicationControllerSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ReplicationControllerSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReplicationControllerSpecApply {
+    /// Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available. Defaults to 0 (pod will be considered available as soon as it is ready)
+    pub min_ready_seconds: Option<i32>,
+    /// Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller
+    pub replicas: Option<i32>,
+    /// Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors
+    pub selector: Option<::k8s_client_runtime::Map>,
+    /// Template is the object that describes the pod that will be created if insufficient replicas are detected. This takes precedence over a TemplateRef. The only allowed template.spec.restartPolicy value is "Always". More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#pod-template
+    pub template: Option<::std::boxed::Box<crate::api::core::v1::PodTemplateSpecApply>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ReplicationControllerSpecApply {
+    const NAME: &'static str = "ReplicationControllerSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "minReadySeconds" => 0,
+                "replicas" => 1,
+                "selector" => 2,
+                "template" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.min_ready_seconds = map.next_value()?,
+            1 => self.replicas = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.selector,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.template,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ReplicationControllerSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.min_ready_seconds.is_some())
+            + usize::from(self.replicas.is_some()) + usize::from(self.selector.is_some())
+            + usize::from(self.template.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.min_ready_seconds {
+            out.field("minReadySeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.template {
+            out.field("template", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ReplicationControllerSpecApply);
+#[cfg(feature = "apply")]
+impl ReplicationControllerSpecApply {
+    /// Sets `minReadySeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_ready_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.min_ready_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `selector`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.selector
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `template`, replacing an earlier value.
+    #[inline]
+    pub fn with_template(
+        mut self,
+        value: crate::api::core::v1::PodTemplateSpecApply,
+    ) -> Self {
+        self.template = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -124,3 +124,112 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceFieldSelector {
         );
     }
 }
+/// The apply configuration of [`ResourceFieldSelector`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceFieldSelectorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceFieldSelectorApply {
+    /// Container name: required for volumes, optional for env vars
+    pub container_name: Option<::k8s_client_runtime::LeanString>,
+    /// Specifies the output format of the exposed resources, defaults to "1"
+    pub divisor: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    /// Required: resource to select
+    pub resource: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceFieldSelectorApply {
+    const NAME: &'static str = "ResourceFieldSelectorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "containerName" => 0,
+                "divisor" => 1,
+                "resource" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.container_name,
+                    ),
+                )?
+            }
+            1 => self.divisor = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.resource),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceFieldSelectorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.container_name.is_some())
+            + usize::from(self.divisor.is_some()) + usize::from(self.resource.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.container_name {
+            out.field("containerName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.divisor {
+            out.field("divisor", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource {
+            out.field("resource", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceFieldSelectorApply);
+#[cfg(feature = "apply")]
+impl ResourceFieldSelectorApply {
+    /// Sets `containerName`, replacing an earlier value.
+    #[inline]
+    pub fn with_container_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.container_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `divisor`, replacing an earlier value.
+    #[inline]
+    pub fn with_divisor(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.divisor = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resource`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource = ::std::option::Option::Some(value.into());
+        self
+    }
+}

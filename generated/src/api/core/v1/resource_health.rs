@@ -109,3 +109,102 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceHealth {
         );
     }
 }
+/// The apply configuration of [`ResourceHealth`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceHealthApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceHealthApply {
+    /// Health of the resource. can be one of:
+    ///  - Healthy: operates as normal
+    ///  - Unhealthy: reported unhealthy. We consider this a temporary health issue
+    ///               since we do not have a mechanism today to distinguish
+    ///               temporary and permanent issues.
+    ///  - Unknown: The status cannot be determined.
+    ///             For example, Device Plugin got unregistered and hasn't been re-registered since.
+    ///
+    /// In future we may want to introduce the PermanentlyUnhealthy Status.
+    pub health: Option<::k8s_client_runtime::LeanString>,
+    /// ResourceID is the unique identifier of the resource. See the ResourceID type for more information.
+    pub resource_id: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceHealthApply {
+    const NAME: &'static str = "ResourceHealthApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "health" => 0,
+                "resourceID" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.health),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_id,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceHealthApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.health.is_some())
+            + usize::from(self.resource_id.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.health {
+            out.field("health", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_id {
+            out.field("resourceID", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceHealthApply);
+#[cfg(feature = "apply")]
+impl ResourceHealthApply {
+    /// Sets `health`, replacing an earlier value.
+    #[inline]
+    pub fn with_health(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.health = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resourceID`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource_id = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -131,3 +131,137 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceQuotaSpec {
         );
     }
 }
+/// The apply configuration of [`ResourceQuotaSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceQuotaSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceQuotaSpecApply {
+    /// hard is the set of desired hard limits for each named resource. More info: https://kubernetes.io/docs/concepts/policy/resource-quotas/
+    pub hard: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+    /// scopeSelector is also a collection of filters like scopes that must match each object tracked by a quota but expressed using ScopeSelectorOperator in combination with possible values. For a resource to match, both scopes AND scopeSelector (if specified in spec), must be matched.
+    pub scope_selector: Option<
+        ::std::boxed::Box<crate::api::core::v1::ScopeSelectorApply>,
+    >,
+    /// A collection of filters that must match each object tracked by a quota. If not specified, the quota matches all objects.
+    pub scopes: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceQuotaSpecApply {
+    const NAME: &'static str = "ResourceQuotaSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "hard" => 0,
+                "scopeSelector" => 1,
+                "scopes" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(&mut self.hard),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scope_selector,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.scopes),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceQuotaSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.hard.is_some())
+            + usize::from(self.scope_selector.is_some())
+            + usize::from(self.scopes.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.hard {
+            out.field("hard", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scope_selector {
+            out.field("scopeSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scopes {
+            out.field("scopes", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceQuotaSpecApply);
+#[cfg(feature = "apply")]
+impl ResourceQuotaSpecApply {
+    /// Adds the entries to `hard`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_hard(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.hard
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `scopeSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_scope_selector(
+        mut self,
+        value: crate::api::core::v1::ScopeSelectorApply,
+    ) -> Self {
+        self.scope_selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `scopes` (a later call appends more).
+    #[inline]
+    pub fn with_scopes(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.scopes
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

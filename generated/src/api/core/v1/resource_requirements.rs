@@ -137,3 +137,155 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceRequirements {
         }
     }
 }
+/// The apply configuration of [`ResourceRequirements`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceRequirementsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceRequirementsApply {
+    /// Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.
+    ///
+    /// This field depends on the DynamicResourceAllocation feature gate.
+    ///
+    /// This field is immutable. It can only be set for containers.
+    pub claims: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ResourceClaimApply>,
+    >,
+    /// Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
+    pub limits: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+    /// Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
+    pub requests: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceRequirementsApply {
+    const NAME: &'static str = "ResourceRequirementsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "claims" => 0,
+                "limits" => 1,
+                "requests" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.claims,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.limits,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.requests,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceRequirementsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.claims.is_some()) + usize::from(self.limits.is_some())
+            + usize::from(self.requests.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.claims {
+            out.field("claims", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.limits {
+            out.field("limits", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.requests {
+            out.field("requests", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceRequirementsApply);
+#[cfg(feature = "apply")]
+impl ResourceRequirementsApply {
+    /// Appends the values to `claims` (a later call appends more).
+    #[inline]
+    pub fn with_claims(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ResourceClaimApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.claims.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Adds the entries to `limits`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_limits(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.limits
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Adds the entries to `requests`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_requests(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.requests
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+}

@@ -292,3 +292,259 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ScaleIOPersistentVolumeSour
         );
     }
 }
+/// The apply configuration of [`ScaleIOPersistentVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ScaleIOPersistentVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScaleIOPersistentVolumeSourceApply {
+    /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Default is "xfs"
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
+    /// gateway is the host address of the ScaleIO API Gateway.
+    pub gateway: Option<::k8s_client_runtime::LeanString>,
+    /// protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.
+    pub protection_domain: Option<::k8s_client_runtime::LeanString>,
+    /// readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+    pub read_only: Option<bool>,
+    /// secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail.
+    pub secret_ref: Option<crate::api::core::v1::SecretReferenceApply>,
+    /// sslEnabled is the flag to enable/disable SSL communication with Gateway, default false
+    pub ssl_enabled: Option<bool>,
+    /// storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.
+    pub storage_mode: Option<::k8s_client_runtime::LeanString>,
+    /// storagePool is the ScaleIO Storage Pool associated with the protection domain.
+    pub storage_pool: Option<::k8s_client_runtime::LeanString>,
+    /// system is the name of the storage system as configured in ScaleIO.
+    pub system: Option<::k8s_client_runtime::LeanString>,
+    /// volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source.
+    pub volume_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ScaleIOPersistentVolumeSourceApply {
+    const NAME: &'static str = "ScaleIOPersistentVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "fsType" => 0,
+                "gateway" => 1,
+                "protectionDomain" => 2,
+                "readOnly" => 3,
+                "secretRef" => 4,
+                "sslEnabled" => 5,
+                "storageMode" => 6,
+                "storagePool" => 7,
+                "system" => 8,
+                "volumeName" => 9,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.gateway),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.protection_domain,
+                    ),
+                )?
+            }
+            3 => self.read_only = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.secret_ref,
+                        options,
+                    ),
+                )?
+            }
+            5 => self.ssl_enabled = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_mode,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_pool,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.system),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ScaleIOPersistentVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.fs_type.is_some())
+            + usize::from(self.gateway.is_some())
+            + usize::from(self.protection_domain.is_some())
+            + usize::from(self.read_only.is_some())
+            + usize::from(self.secret_ref.is_some())
+            + usize::from(self.ssl_enabled.is_some())
+            + usize::from(self.storage_mode.is_some())
+            + usize::from(self.storage_pool.is_some())
+            + usize::from(self.system.is_some())
+            + usize::from(self.volume_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.fs_type {
+            out.field("fsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.gateway {
+            out.field("gateway", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.protection_domain {
+            out.field("protectionDomain", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_ref {
+            out.field("secretRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ssl_enabled {
+            out.field("sslEnabled", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storage_mode {
+            out.field("storageMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storage_pool {
+            out.field("storagePool", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.system {
+            out.field("system", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_name {
+            out.field("volumeName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ScaleIOPersistentVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl ScaleIOPersistentVolumeSourceApply {
+    /// Sets `fsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `gateway`, replacing an earlier value.
+    #[inline]
+    pub fn with_gateway(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.gateway = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `protectionDomain`, replacing an earlier value.
+    #[inline]
+    pub fn with_protection_domain(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.protection_domain = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_ref(
+        mut self,
+        value: crate::api::core::v1::SecretReferenceApply,
+    ) -> Self {
+        self.secret_ref = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `sslEnabled`, replacing an earlier value.
+    #[inline]
+    pub fn with_ssl_enabled(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.ssl_enabled = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `storageMode`, replacing an earlier value.
+    #[inline]
+    pub fn with_storage_mode(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.storage_mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `storagePool`, replacing an earlier value.
+    #[inline]
+    pub fn with_storage_pool(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.storage_pool = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `system`, replacing an earlier value.
+    #[inline]
+    pub fn with_system(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.system = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volumeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -88,3 +88,84 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ScopeSelector {
         }
     }
 }
+/// The apply configuration of [`ScopeSelector`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ScopeSelectorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScopeSelectorApply {
+    /// A list of scope selector requirements by scope of the resources.
+    pub match_expressions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::core::v1::ScopedResourceSelectorRequirementApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ScopeSelectorApply {
+    const NAME: &'static str = "ScopeSelectorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "matchExpressions" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.match_expressions,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ScopeSelectorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.match_expressions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.match_expressions {
+            out.field("matchExpressions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ScopeSelectorApply);
+#[cfg(feature = "apply")]
+impl ScopeSelectorApply {
+    /// Appends the values to `matchExpressions` (a later call appends more).
+    #[inline]
+    pub fn with_match_expressions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ScopedResourceSelectorRequirementApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.match_expressions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

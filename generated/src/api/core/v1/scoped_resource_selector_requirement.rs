@@ -134,3 +134,135 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ScopedResourceSelectorRequi
         }
     }
 }
+/// The apply configuration of [`ScopedResourceSelectorRequirement`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ScopedResourceSelectorRequirementApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScopedResourceSelectorRequirementApply {
+    /// Represents a scope's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist.
+    ///
+    /// Possible enum values:
+    ///  - `"DoesNotExist"`
+    ///  - `"Exists"`
+    ///  - `"In"`
+    ///  - `"NotIn"`
+    pub operator: Option<::k8s_client_runtime::LeanString>,
+    /// The name of the scope that the selector applies to.
+    ///
+    /// Possible enum values:
+    ///  - `"BestEffort"` Match all pod objects that have best effort quality of service
+    ///  - `"CrossNamespacePodAffinity"` Match all pod objects that have cross-namespace pod (anti)affinity mentioned.
+    ///  - `"NotBestEffort"` Match all pod objects that do not have best effort quality of service
+    ///  - `"NotTerminating"` Match all pod objects where spec.activeDeadlineSeconds is nil
+    ///  - `"PriorityClass"` Match all pod objects that have priority class mentioned
+    ///  - `"Terminating"` Match all pod objects where spec.activeDeadlineSeconds >=0
+    ///  - `"VolumeAttributesClass"` Match all pvc objects that have volume attributes class mentioned.
+    pub scope_name: Option<::k8s_client_runtime::LeanString>,
+    /// An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.
+    pub values: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ScopedResourceSelectorRequirementApply {
+    const NAME: &'static str = "ScopedResourceSelectorRequirementApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "operator" => 0,
+                "scopeName" => 1,
+                "values" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.operator),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.scope_name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.values),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ScopedResourceSelectorRequirementApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.operator.is_some())
+            + usize::from(self.scope_name.is_some()) + usize::from(self.values.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.operator {
+            out.field("operator", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scope_name {
+            out.field("scopeName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.values {
+            out.field("values", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ScopedResourceSelectorRequirementApply);
+#[cfg(feature = "apply")]
+impl ScopedResourceSelectorRequirementApply {
+    /// Sets `operator`, replacing an earlier value.
+    #[inline]
+    pub fn with_operator(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.operator = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `scopeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_scope_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.scope_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `values` (a later call appends more).
+    #[inline]
+    pub fn with_values(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.values
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

@@ -148,3 +148,132 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SELinuxOptions {
         );
     }
 }
+/// The apply configuration of [`SELinuxOptions`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SELinuxOptionsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SELinuxOptionsApply {
+    /// Level is SELinux level label that applies to the container.
+    pub level: Option<::k8s_client_runtime::LeanString>,
+    /// Role is a SELinux role label that applies to the container.
+    pub role: Option<::k8s_client_runtime::LeanString>,
+    /// Type is a SELinux type label that applies to the container.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+    /// User is a SELinux user label that applies to the container.
+    pub user: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SELinuxOptionsApply {
+    const NAME: &'static str = "SELinuxOptionsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "level" => 0,
+                "role" => 1,
+                "type" => 2,
+                "user" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.level),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.role),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.user),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SELinuxOptionsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.level.is_some()) + usize::from(self.role.is_some())
+            + usize::from(self.type_.is_some()) + usize::from(self.user.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.level {
+            out.field("level", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.role {
+            out.field("role", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.user {
+            out.field("user", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SELinuxOptionsApply);
+#[cfg(feature = "apply")]
+impl SELinuxOptionsApply {
+    /// Sets `level`, replacing an earlier value.
+    #[inline]
+    pub fn with_level(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.level = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `role`, replacing an earlier value.
+    #[inline]
+    pub fn with_role(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.role = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `user`, replacing an earlier value.
+    #[inline]
+    pub fn with_user(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.user = ::std::option::Option::Some(value.into());
+        self
+    }
+}

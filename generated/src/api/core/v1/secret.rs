@@ -167,3 +167,354 @@ use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
     Secret, "", "v1", "v1", "Secret", "secrets", Namespaced, "SecretList", __ObjectMeta;
     protobuf if feature = "protobuf"
 );
+/// The apply configuration of [`Secret`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
+///
+/// Built with the `with_` methods, as client-go's `SecretApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SecretApply {
+    /// Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4
+    pub data: Option<::k8s_client_runtime::Map<::k8s_client_runtime::codec::ByteString>>,
+    /// Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil.
+    pub immutable: Option<bool>,
+    /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>,
+    /// stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.
+    pub string_data: Option<::k8s_client_runtime::Map>,
+    /// Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SecretApply {
+    const NAME: &'static str = "SecretApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "data" => 0,
+                "immutable" => 1,
+                "metadata" => 2,
+                "stringData" => 3,
+                "type" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.data = map.next_value()?,
+            1 => self.immutable = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.string_data,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretApply {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "Secret",
+    ));
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.data.is_some()) + usize::from(self.immutable.is_some())
+            + usize::from(self.metadata.is_some())
+            + usize::from(self.string_data.is_some()) + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.data {
+            out.field("data", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.immutable {
+            out.field("immutable", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.string_data {
+            out.field("stringData", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SecretApply);
+#[cfg(feature = "apply")]
+impl SecretApply {
+    /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
+    pub fn new(
+        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        Self {
+            metadata: ::std::option::Option::Some(
+                <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>::default()
+                    .with_name(name)
+                    .with_namespace(namespace),
+            ),
+            ..::std::default::Default::default()
+        }
+    }
+    /// Adds the entries to `data`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_data(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.data
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `immutable`, replacing an earlier value.
+    #[inline]
+    pub fn with_immutable(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.immutable = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(value);
+        self
+    }
+    /// Adds the entries to `stringData`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_string_data(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.string_data
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generate_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_namespace(value),
+        );
+        self
+    }
+    /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_uid(value),
+        );
+        self
+    }
+    /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_resource_version(value),
+        );
+        self
+    }
+    /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generation(value),
+        );
+        self
+    }
+    /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_creation_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_creation_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_deletion_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self
+                .metadata
+                .take()
+                .unwrap_or_default()
+                .with_deletion_grace_period_seconds(value),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_labels(entries),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_annotations(entries),
+        );
+        self
+    }
+    /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
+    pub fn with_owner_references(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_owner_references(values),
+        );
+        self
+    }
+    /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
+    pub fn with_finalizers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_finalizers(values),
+        );
+        self
+    }
+    /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
+    ///
+    /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
+    pub fn extract(
+        object: &Secret,
+        field_manager: &str,
+    ) -> ::std::result::Result<Self, ::k8s_client_runtime::apply::ExtractError> {
+        ::k8s_client_runtime::apply::extract(object, field_manager, "")
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyConfiguration<Secret> for SecretApply {}

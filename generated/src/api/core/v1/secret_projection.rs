@@ -143,3 +143,114 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SecretProjection {
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.optional);
     }
 }
+/// The apply configuration of [`SecretProjection`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SecretProjectionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SecretProjectionApply {
+    /// items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
+    pub items: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::KeyToPathApply>,
+    >,
+    /// Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// optional field specify whether the Secret or its key must be defined
+    pub optional: Option<bool>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SecretProjectionApply {
+    const NAME: &'static str = "SecretProjectionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "items" => 0,
+                "name" => 1,
+                "optional" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.items,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            2 => self.optional = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretProjectionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.items.is_some()) + usize::from(self.name.is_some())
+            + usize::from(self.optional.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.items {
+            out.field("items", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.optional {
+            out.field("optional", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SecretProjectionApply);
+#[cfg(feature = "apply")]
+impl SecretProjectionApply {
+    /// Appends the values to `items` (a later call appends more).
+    #[inline]
+    pub fn with_items(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::KeyToPathApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.items.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `optional`, replacing an earlier value.
+    #[inline]
+    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.optional = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -146,3 +146,130 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SecretVolumeSource {
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.optional);
     }
 }
+/// The apply configuration of [`SecretVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SecretVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SecretVolumeSourceApply {
+    /// defaultMode is Optional: mode bits used to set permissions on created files by default. Must be an octal value between 0000 and 0777 or a decimal value between 0 and 511. YAML accepts both octal and decimal values, JSON requires decimal values for mode bits. Defaults to 0644. Directories within the path are not affected by this setting. This might be in conflict with other options that affect the file mode, like fsGroup, and the result can be other mode bits set.
+    pub default_mode: Option<i32>,
+    /// items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.
+    pub items: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::KeyToPathApply>,
+    >,
+    /// optional field specify whether the Secret or its keys must be defined
+    pub optional: Option<bool>,
+    /// secretName is the name of the secret in the pod's namespace to use. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
+    pub secret_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SecretVolumeSourceApply {
+    const NAME: &'static str = "SecretVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "defaultMode" => 0,
+                "items" => 1,
+                "optional" => 2,
+                "secretName" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.default_mode = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.items,
+                        options,
+                    ),
+                )?
+            }
+            2 => self.optional = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.secret_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.default_mode.is_some())
+            + usize::from(self.items.is_some()) + usize::from(self.optional.is_some())
+            + usize::from(self.secret_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.default_mode {
+            out.field("defaultMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.items {
+            out.field("items", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.optional {
+            out.field("optional", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_name {
+            out.field("secretName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SecretVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl SecretVolumeSourceApply {
+    /// Sets `defaultMode`, replacing an earlier value.
+    #[inline]
+    pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.default_mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `items` (a later call appends more).
+    #[inline]
+    pub fn with_items(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::KeyToPathApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.items.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `optional`, replacing an earlier value.
+    #[inline]
+    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.optional = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `secretName`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.secret_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -339,3 +339,304 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SecurityContext {
         );
     }
 }
+/// The apply configuration of [`SecurityContext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SecurityContextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SecurityContextApply {
+    /// AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process. This bool directly controls if the no_new_privs flag will be set on the container process. AllowPrivilegeEscalation is true always when the container is: 1) run as Privileged 2) has CAP_SYS_ADMIN Note that this field cannot be set when spec.os.name is windows.
+    pub allow_privilege_escalation: Option<bool>,
+    /// appArmorProfile is the AppArmor options to use by this container. If set, this profile overrides the pod's appArmorProfile. Note that this field cannot be set when spec.os.name is windows.
+    pub app_armor_profile: Option<
+        ::std::boxed::Box<crate::api::core::v1::AppArmorProfileApply>,
+    >,
+    /// The capabilities to add/drop when running containers. Defaults to the default set of capabilities granted by the container runtime. Note that this field cannot be set when spec.os.name is windows.
+    pub capabilities: Option<::std::boxed::Box<crate::api::core::v1::CapabilitiesApply>>,
+    /// Run container in privileged mode. Processes in privileged containers are essentially equivalent to root on the host. Defaults to false. Note that this field cannot be set when spec.os.name is windows.
+    pub privileged: Option<bool>,
+    /// procMount denotes the type of proc mount to use for the containers. The default value is Default which uses the container runtime defaults for readonly paths and masked paths. This requires the ProcMountType feature flag to be enabled. Note that this field cannot be set when spec.os.name is windows.
+    ///
+    /// Possible enum values:
+    ///  - `"Default"` uses the container runtime defaults for readonly and masked paths for /proc. Most container runtimes mask certain paths in /proc to avoid accidental security exposure of special devices or information.
+    ///  - `"Unmasked"` bypasses the default masking behavior of the container runtime and ensures the newly created /proc the container stays in tact with no modifications.
+    pub proc_mount: Option<::k8s_client_runtime::LeanString>,
+    /// Whether this container has a read-only root filesystem. Default is false. Note that this field cannot be set when spec.os.name is windows.
+    pub read_only_root_filesystem: Option<bool>,
+    /// The GID to run the entrypoint of the container process. Uses runtime default if unset. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
+    pub run_as_group: Option<i64>,
+    /// Indicates that the container must run as a non-root user. If true, the Kubelet will validate the image at runtime to ensure that it does not run as UID 0 (root) and fail to start the container if it does. If unset or false, no such validation will be performed. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
+    pub run_as_non_root: Option<bool>,
+    /// The UID to run the entrypoint of the container process. Defaults to user specified in image metadata if unspecified. May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
+    pub run_as_user: Option<i64>,
+    /// The SELinux context to be applied to the container. If unspecified, the container runtime will allocate a random SELinux context for each container.  May also be set in PodSecurityContext.  If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is windows.
+    pub se_linux_options: Option<
+        ::std::boxed::Box<crate::api::core::v1::SELinuxOptionsApply>,
+    >,
+    /// The seccomp options to use by this container. If seccomp options are provided at both the pod & container level, the container options override the pod options. Note that this field cannot be set when spec.os.name is windows.
+    pub seccomp_profile: Option<
+        ::std::boxed::Box<crate::api::core::v1::SeccompProfileApply>,
+    >,
+    /// The Windows specific settings applied to all containers. If unspecified, the options from the PodSecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux.
+    pub windows_options: Option<
+        ::std::boxed::Box<crate::api::core::v1::WindowsSecurityContextOptionsApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SecurityContextApply {
+    const NAME: &'static str = "SecurityContextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allowPrivilegeEscalation" => 0,
+                "appArmorProfile" => 1,
+                "capabilities" => 2,
+                "privileged" => 3,
+                "procMount" => 4,
+                "readOnlyRootFilesystem" => 5,
+                "runAsGroup" => 6,
+                "runAsNonRoot" => 7,
+                "runAsUser" => 8,
+                "seLinuxOptions" => 9,
+                "seccompProfile" => 10,
+                "windowsOptions" => 11,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.allow_privilege_escalation = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.app_armor_profile,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.capabilities,
+                        options,
+                    ),
+                )?
+            }
+            3 => self.privileged = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.proc_mount),
+                )?
+            }
+            5 => self.read_only_root_filesystem = map.next_value()?,
+            6 => self.run_as_group = map.next_value()?,
+            7 => self.run_as_non_root = map.next_value()?,
+            8 => self.run_as_user = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.se_linux_options,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.seccomp_profile,
+                        options,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.windows_options,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SecurityContextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.allow_privilege_escalation.is_some())
+            + usize::from(self.app_armor_profile.is_some())
+            + usize::from(self.capabilities.is_some())
+            + usize::from(self.privileged.is_some())
+            + usize::from(self.proc_mount.is_some())
+            + usize::from(self.read_only_root_filesystem.is_some())
+            + usize::from(self.run_as_group.is_some())
+            + usize::from(self.run_as_non_root.is_some())
+            + usize::from(self.run_as_user.is_some())
+            + usize::from(self.se_linux_options.is_some())
+            + usize::from(self.seccomp_profile.is_some())
+            + usize::from(self.windows_options.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.allow_privilege_escalation {
+            out.field("allowPrivilegeEscalation", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.app_armor_profile {
+            out.field("appArmorProfile", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.capabilities {
+            out.field("capabilities", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.privileged {
+            out.field("privileged", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.proc_mount {
+            out.field("procMount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only_root_filesystem {
+            out.field("readOnlyRootFilesystem", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.run_as_group {
+            out.field("runAsGroup", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.run_as_non_root {
+            out.field("runAsNonRoot", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.run_as_user {
+            out.field("runAsUser", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.se_linux_options {
+            out.field("seLinuxOptions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.seccomp_profile {
+            out.field("seccompProfile", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.windows_options {
+            out.field("windowsOptions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SecurityContextApply);
+#[cfg(feature = "apply")]
+impl SecurityContextApply {
+    /// Sets `allowPrivilegeEscalation`, replacing an earlier value.
+    #[inline]
+    pub fn with_allow_privilege_escalation(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.allow_privilege_escalation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `appArmorProfile`, replacing an earlier value.
+    #[inline]
+    pub fn with_app_armor_profile(
+        mut self,
+        value: crate::api::core::v1::AppArmorProfileApply,
+    ) -> Self {
+        self.app_armor_profile = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `capabilities`, replacing an earlier value.
+    #[inline]
+    pub fn with_capabilities(
+        mut self,
+        value: crate::api::core::v1::CapabilitiesApply,
+    ) -> Self {
+        self.capabilities = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `privileged`, replacing an earlier value.
+    #[inline]
+    pub fn with_privileged(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.privileged = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `procMount`, replacing an earlier value.
+    #[inline]
+    pub fn with_proc_mount(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.proc_mount = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnlyRootFilesystem`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only_root_filesystem(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.read_only_root_filesystem = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `runAsGroup`, replacing an earlier value.
+    #[inline]
+    pub fn with_run_as_group(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.run_as_group = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `runAsNonRoot`, replacing an earlier value.
+    #[inline]
+    pub fn with_run_as_non_root(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.run_as_non_root = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `runAsUser`, replacing an earlier value.
+    #[inline]
+    pub fn with_run_as_user(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.run_as_user = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `seLinuxOptions`, replacing an earlier value.
+    #[inline]
+    pub fn with_se_linux_options(
+        mut self,
+        value: crate::api::core::v1::SELinuxOptionsApply,
+    ) -> Self {
+        self.se_linux_options = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `seccompProfile`, replacing an earlier value.
+    #[inline]
+    pub fn with_seccomp_profile(
+        mut self,
+        value: crate::api::core::v1::SeccompProfileApply,
+    ) -> Self {
+        self.seccomp_profile = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `windowsOptions`, replacing an earlier value.
+    #[inline]
+    pub fn with_windows_options(
+        mut self,
+        value: crate::api::core::v1::WindowsSecurityContextOptionsApply,
+    ) -> Self {
+        self.windows_options = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

@@ -124,3 +124,111 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceAccountTokenProjecti
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.path);
     }
 }
+/// The apply configuration of [`ServiceAccountTokenProjection`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ServiceAccountTokenProjectionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ServiceAccountTokenProjectionApply {
+    /// audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver.
+    pub audience: Option<::k8s_client_runtime::LeanString>,
+    /// expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes.
+    pub expiration_seconds: Option<i64>,
+    /// path is the path relative to the mount point of the file to project the token into.
+    pub path: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ServiceAccountTokenProjectionApply {
+    const NAME: &'static str = "ServiceAccountTokenProjectionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "audience" => 0,
+                "expirationSeconds" => 1,
+                "path" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.audience),
+                )?
+            }
+            1 => self.expiration_seconds = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ServiceAccountTokenProjectionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.audience.is_some())
+            + usize::from(self.expiration_seconds.is_some())
+            + usize::from(self.path.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.audience {
+            out.field("audience", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.expiration_seconds {
+            out.field("expirationSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.path {
+            out.field("path", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ServiceAccountTokenProjectionApply);
+#[cfg(feature = "apply")]
+impl ServiceAccountTokenProjectionApply {
+    /// Sets `audience`, replacing an earlier value.
+    #[inline]
+    pub fn with_audience(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.audience = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `expirationSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_expiration_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.expiration_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `path`, replacing an earlier value.
+    #[inline]
+    pub fn with_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -602,3 +602,572 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceSpec {
         );
     }
 }
+/// The apply configuration of [`ServiceSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ServiceSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ServiceSpecApply {
+    /// allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer.  Default is "true". It may be set to "false" if the cluster load-balancer does not rely on NodePorts.  If the caller requests specific NodePorts (by specifying a value), those requests will be respected, regardless of this field. This field may only be set for services with type LoadBalancer and will be cleared if the type is changed to any other type.
+    pub allocate_load_balancer_node_ports: Option<bool>,
+    /// clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address. Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+    pub cluster_ip: Option<::k8s_client_runtime::LeanString>,
+    /// ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.  If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be empty) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are "None", empty string (""), or a valid IP address.  Setting this to "None" makes a "headless service" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName.  If this field is not specified, it will be initialized from the clusterIP field.  If this field is specified, clients must ensure that clusterIPs[0] and clusterIP have the same value.
+    ///
+    /// This field may hold a maximum of two entries (dual-stack IPs, in either order). These IPs must correspond to the values of the ipFamilies field. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+    pub cluster_ips: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.
+    pub external_ips: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). No proxying will be involved.  Must be a lowercase RFC-1123 hostname (https://tools.ietf.org/html/rfc1123) and requires `type` to be "ExternalName".
+    pub external_name: Option<::k8s_client_runtime::LeanString>,
+    /// externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs). If set to "Local", the proxy will configure the service in a way that assumes that external load balancers will take care of balancing the service traffic between nodes, and so each node will deliver traffic only to the node-local endpoints of the service, without masquerading the client source IP. (Traffic mistakenly sent to a node with no endpoints will be dropped.) The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features). Note that traffic sent to an External IP or LoadBalancer IP from within the cluster will always get "Cluster" semantics, but clients sending to a NodePort from within the cluster may need to take traffic policy into account when picking a node.
+    ///
+    /// Possible enum values:
+    ///  - `"Cluster"` routes traffic to all endpoints.
+    ///  - `"Local"` preserves the source IP of the traffic by routing only to endpoints on the same node as the traffic was received on (dropping the traffic if there are no local endpoints).
+    pub external_traffic_policy: Option<::k8s_client_runtime::LeanString>,
+    /// healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local. If a value is specified, is in-range, and is not in use, it will be used.  If not specified, a value will be automatically allocated.  External systems (e.g. load-balancers) can use this port to determine if a given node holds endpoints for this service or not.  If this field is specified when creating a Service which does not need it, creation will fail. This field will be wiped when updating a Service to no longer need it (e.g. changing type). This field cannot be updated once set.
+    pub health_check_node_port: Option<i32>,
+    /// InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to "Local", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod, dropping the traffic if there are no local endpoints. The default value, "Cluster", uses the standard behavior of routing to all endpoints evenly (possibly modified by topology and other features).
+    ///
+    /// Possible enum values:
+    ///  - `"Cluster"` routes traffic to all endpoints.
+    ///  - `"Local"` routes traffic only to endpoints on the same node as the client pod (dropping the traffic if there are no local endpoints).
+    pub internal_traffic_policy: Option<::k8s_client_runtime::LeanString>,
+    /// IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service. This field is usually assigned automatically based on cluster configuration and the ipFamilyPolicy field. If this field is specified manually, the requested family is available in the cluster, and ipFamilyPolicy allows it, it will be used; otherwise creation of the service will fail. This field is conditionally mutable: it allows for adding or removing a secondary IP family, but it does not allow changing the primary IP family of the Service. Valid values are "IPv4" and "IPv6".  This field only applies to Services of types ClusterIP, NodePort, and LoadBalancer, and does apply to "headless" services. This field will be wiped when updating a Service to type ExternalName.
+    ///
+    /// This field may hold a maximum of two entries (dual-stack families, in either order).  These families must correspond to the values of the clusterIPs field, if specified. Both clusterIPs and ipFamilies are governed by the ipFamilyPolicy field.
+    pub ip_families: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack. Services can be "SingleStack" (a single IP family), "PreferDualStack" (two IP families on dual-stack configured clusters or a single IP family on single-stack clusters), or "RequireDualStack" (two IP families on dual-stack configured clusters, otherwise fail). The ipFamilies and clusterIPs fields depend on the value of this field. This field will be wiped when updating a service to type ExternalName.
+    ///
+    /// Possible enum values:
+    ///  - `"PreferDualStack"` indicates that this service prefers dual-stack when the cluster is configured for dual-stack. If the cluster is not configured for dual-stack the service will be assigned a single IPFamily. If the IPFamily is not set in service.spec.ipFamilies then the service will be assigned the default IPFamily configured on the cluster
+    ///  - `"RequireDualStack"` indicates that this service requires dual-stack. Using IPFamilyPolicyRequireDualStack on a single stack cluster will result in validation errors. The IPFamilies (and their order) assigned to this service is based on service.spec.ipFamilies. If service.spec.ipFamilies was not provided then it will be assigned according to how they are configured on the cluster. If service.spec.ipFamilies has only one entry then the alternative IPFamily will be added by apiserver
+    ///  - `"SingleStack"` indicates that this service is required to have a single IPFamily. The IPFamily assigned is based on the default IPFamily used by the cluster or as identified by service.spec.ipFamilies field
+    pub ip_family_policy: Option<::k8s_client_runtime::LeanString>,
+    /// loadBalancerClass is the class of the load balancer implementation this Service belongs to. If specified, the value of this field must be a label-style identifier, with an optional prefix, e.g. "internal-vip" or "example.com/internal-vip". Unprefixed names are reserved for end-users. This field can only be set when the Service type is 'LoadBalancer'. If not set, the default load balancer implementation is used, today this is typically done through the cloud provider integration, but should apply for any default implementation. If set, it is assumed that a load balancer implementation is watching for Services with a matching class. Any default load balancer implementation (e.g. cloud providers) should ignore Services that set this field. This field can only be set when creating or updating a Service to type 'LoadBalancer'. Once set, it can not be changed. This field will be wiped when a service is updated to a non 'LoadBalancer' type.
+    pub load_balancer_class: Option<::k8s_client_runtime::LeanString>,
+    /// Only applies to Service Type: LoadBalancer. This feature depends on whether the underlying cloud-provider supports specifying the loadBalancerIP when a load balancer is created. This field will be ignored if the cloud-provider does not support the feature. Deprecated: This field was under-specified and its meaning varies across implementations. Using it is non-portable and it may not support dual-stack. Users are encouraged to use implementation-specific annotations when available.
+    pub load_balancer_ip: Option<::k8s_client_runtime::LeanString>,
+    /// If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs. This field will be ignored if the cloud-provider does not support the feature." More info: https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/
+    pub load_balancer_source_ranges: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::core::v1::ServicePortApply>,
+    >,
+    /// publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready. The primary use case for setting this field is for a StatefulSet's Headless Service to propagate SRV DNS records for its Pods for the purpose of peer discovery. The Kubernetes controllers that generate Endpoints and EndpointSlice resources for Services interpret this to mean that all endpoints are considered "ready" even if the Pods themselves are not. Agents which consume only Kubernetes generated endpoints through the Endpoints or EndpointSlice resources can safely assume this behavior.
+    pub publish_not_ready_addresses: Option<bool>,
+    /// Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/
+    pub selector: Option<::k8s_client_runtime::Map>,
+    /// Supports "ClientIP" and "None". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies
+    ///
+    /// Possible enum values:
+    ///  - `"ClientIP"` is the Client IP based.
+    ///  - `"None"` - no session affinity.
+    pub session_affinity: Option<::k8s_client_runtime::LeanString>,
+    /// sessionAffinityConfig contains the configurations of session affinity.
+    pub session_affinity_config: Option<
+        ::std::boxed::Box<crate::api::core::v1::SessionAffinityConfigApply>,
+    >,
+    /// TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints. Implementations can use this field as a hint, but are not required to guarantee strict adherence. If the field is not set, the implementation will apply its default routing strategy. If set to "PreferClose", implementations should prioritize endpoints that are in the same zone.
+    pub traffic_distribution: Option<::k8s_client_runtime::LeanString>,
+    /// type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. "NodePort" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. "LoadBalancer" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. "ExternalName" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types
+    ///
+    /// Possible enum values:
+    ///  - `"ClusterIP"` means a service will only be accessible inside the cluster, via the cluster IP.
+    ///  - `"ExternalName"` means a service consists of only a reference to an external name that kubedns or equivalent will return as a CNAME record, with no exposing or proxying of any pods involved.
+    ///  - `"LoadBalancer"` means a service will be exposed via an external load balancer (if the cloud provider supports it), in addition to 'NodePort' type.
+    ///  - `"NodePort"` means a service will be exposed on one port of every node, in addition to 'ClusterIP' type.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ServiceSpecApply {
+    const NAME: &'static str = "ServiceSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allocateLoadBalancerNodePorts" => 0,
+                "clusterIP" => 1,
+                "clusterIPs" => 2,
+                "externalIPs" => 3,
+                "externalName" => 4,
+                "externalTrafficPolicy" => 5,
+                "healthCheckNodePort" => 6,
+                "internalTrafficPolicy" => 7,
+                "ipFamilies" => 8,
+                "ipFamilyPolicy" => 9,
+                "loadBalancerClass" => 10,
+                "loadBalancerIP" => 11,
+                "loadBalancerSourceRanges" => 12,
+                "ports" => 13,
+                "publishNotReadyAddresses" => 14,
+                "selector" => 15,
+                "sessionAffinity" => 16,
+                "sessionAffinityConfig" => 17,
+                "trafficDistribution" => 18,
+                "type" => 19,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.allocate_load_balancer_node_ports = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.cluster_ip),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.cluster_ips,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.external_ips,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.external_name,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.external_traffic_policy,
+                    ),
+                )?
+            }
+            6 => self.health_check_node_port = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.internal_traffic_policy,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.ip_families,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.ip_family_policy,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.load_balancer_class,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.load_balancer_ip,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.load_balancer_source_ranges,
+                    ),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                        options,
+                    ),
+                )?
+            }
+            14 => self.publish_not_ready_addresses = map.next_value()?,
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.selector,
+                    ),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.session_affinity,
+                    ),
+                )?
+            }
+            17 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.session_affinity_config,
+                        options,
+                    ),
+                )?
+            }
+            18 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.traffic_distribution,
+                    ),
+                )?
+            }
+            19 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.allocate_load_balancer_node_ports.is_some())
+            + usize::from(self.cluster_ip.is_some())
+            + usize::from(self.cluster_ips.is_some())
+            + usize::from(self.external_ips.is_some())
+            + usize::from(self.external_name.is_some())
+            + usize::from(self.external_traffic_policy.is_some())
+            + usize::from(self.health_check_node_port.is_some())
+            + usize::from(self.internal_traffic_policy.is_some())
+            + usize::from(self.ip_families.is_some())
+            + usize::from(self.ip_family_policy.is_some())
+            + usize::from(self.load_balancer_class.is_some())
+            + usize::from(self.load_balancer_ip.is_some())
+            + usize::from(self.load_balancer_source_ranges.is_some())
+            + usize::from(self.ports.is_some())
+            + usize::from(self.publish_not_ready_addresses.is_some())
+            + usize::from(self.selector.is_some())
+            + usize::from(self.session_affinity.is_some())
+            + usize::from(self.session_affinity_config.is_some())
+            + usize::from(self.traffic_distribution.is_some())
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self
+            .allocate_load_balancer_node_ports
+        {
+            out.field("allocateLoadBalancerNodePorts", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.cluster_ip {
+            out.field("clusterIP", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.cluster_ips {
+            out.field("clusterIPs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.external_ips {
+            out.field("externalIPs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.external_name {
+            out.field("externalName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.external_traffic_policy {
+            out.field("externalTrafficPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.health_check_node_port {
+            out.field("healthCheckNodePort", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.internal_traffic_policy {
+            out.field("internalTrafficPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ip_families {
+            out.field("ipFamilies", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ip_family_policy {
+            out.field("ipFamilyPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.load_balancer_class {
+            out.field("loadBalancerClass", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.load_balancer_ip {
+            out.field("loadBalancerIP", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.load_balancer_source_ranges {
+            out.field("loadBalancerSourceRanges", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.publish_not_ready_addresses {
+            out.field("publishNotReadyAddresses", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.session_affinity {
+            out.field("sessionAffinity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.session_affinity_config {
+            out.field("sessionAffinityConfig", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.traffic_distribution {
+            out.field("trafficDistribution", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ServiceSpecApply);
+#[cfg(feature = "apply")]
+impl ServiceSpecApply {
+    /// Sets `allocateLoadBalancerNodePorts`, replacing an earlier value.
+    #[inline]
+    pub fn with_allocate_load_balancer_node_ports(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.allocate_load_balancer_node_ports = ::std::option::Option::Some(
+            value.into(),
+        );
+        self
+    }
+    /// Sets `clusterIP`, replacing an earlier value.
+    #[inline]
+    pub fn with_cluster_ip(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.cluster_ip = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `clusterIPs` (a later call appends more).
+    #[inline]
+    pub fn with_cluster_ips(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.cluster_ips
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `externalIPs` (a later call appends more).
+    #[inline]
+    pub fn with_external_ips(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.external_ips
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `externalName`, replacing an earlier value.
+    #[inline]
+    pub fn with_external_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.external_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `externalTrafficPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_external_traffic_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.external_traffic_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `healthCheckNodePort`, replacing an earlier value.
+    #[inline]
+    pub fn with_health_check_node_port(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.health_check_node_port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `internalTrafficPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_internal_traffic_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.internal_traffic_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `ipFamilies` (a later call appends more).
+    #[inline]
+    pub fn with_ip_families(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ip_families
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `ipFamilyPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_ip_family_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.ip_family_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `loadBalancerClass`, replacing an earlier value.
+    #[inline]
+    pub fn with_load_balancer_class(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.load_balancer_class = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `loadBalancerIP`, replacing an earlier value.
+    #[inline]
+    pub fn with_load_balancer_ip(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.load_balancer_ip = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `loadBalancerSourceRanges` (a later call appends more).
+    #[inline]
+    pub fn with_load_balancer_source_ranges(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.load_balancer_source_ranges
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `ports` (a later call appends more).
+    #[inline]
+    pub fn with_ports(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::ServicePortApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ports.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `publishNotReadyAddresses`, replacing an earlier value.
+    #[inline]
+    pub fn with_publish_not_ready_addresses(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.publish_not_ready_addresses = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `selector`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.selector
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `sessionAffinity`, replacing an earlier value.
+    #[inline]
+    pub fn with_session_affinity(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.session_affinity = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `sessionAffinityConfig`, replacing an earlier value.
+    #[inline]
+    pub fn with_session_affinity_config(
+        mut self,
+        value: crate::api::core::v1::SessionAffinityConfigApply,
+    ) -> Self {
+        self.session_affinity_config = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `trafficDistribution`, replacing an earlier value.
+    #[inline]
+    pub fn with_traffic_distribution(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.traffic_distribution = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

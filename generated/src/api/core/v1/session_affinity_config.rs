@@ -82,3 +82,74 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SessionAffinityConfig {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.client_ip);
     }
 }
+/// The apply configuration of [`SessionAffinityConfig`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SessionAffinityConfigApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SessionAffinityConfigApply {
+    /// clientIP contains the configurations of Client IP based session affinity.
+    pub client_ip: Option<::std::boxed::Box<crate::api::core::v1::ClientIPConfigApply>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SessionAffinityConfigApply {
+    const NAME: &'static str = "SessionAffinityConfigApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "clientIP" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.client_ip,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SessionAffinityConfigApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.client_ip.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.client_ip {
+            out.field("clientIP", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SessionAffinityConfigApply);
+#[cfg(feature = "apply")]
+impl SessionAffinityConfigApply {
+    /// Sets `clientIP`, replacing an earlier value.
+    #[inline]
+    pub fn with_client_ip(
+        mut self,
+        value: crate::api::core::v1::ClientIPConfigApply,
+    ) -> Self {
+        self.client_ip = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -73,3 +73,64 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for SleepAction {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.seconds);
     }
 }
+/// The apply configuration of [`SleepAction`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SleepActionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SleepActionApply {
+    /// Seconds is the number of seconds to sleep.
+    pub seconds: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SleepActionApply {
+    const NAME: &'static str = "SleepActionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "seconds" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.seconds = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SleepActionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.seconds.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.seconds {
+            out.field("seconds", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SleepActionApply);
+#[cfg(feature = "apply")]
+impl SleepActionApply {
+    /// Sets `seconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_seconds(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+}

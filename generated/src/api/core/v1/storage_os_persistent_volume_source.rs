@@ -184,3 +184,159 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for StorageOSPersistentVolumeSo
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 5, &self.secret_ref);
     }
 }
+/// The apply configuration of [`StorageOSPersistentVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `StorageOSPersistentVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StorageOSPersistentVolumeSourceApply {
+    /// fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
+    /// readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.
+    pub read_only: Option<bool>,
+    /// secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted.
+    pub secret_ref: Option<
+        ::std::boxed::Box<crate::api::core::v1::ObjectReferenceApply>,
+    >,
+    /// volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.
+    pub volume_name: Option<::k8s_client_runtime::LeanString>,
+    /// volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to "default" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created.
+    pub volume_namespace: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for StorageOSPersistentVolumeSourceApply {
+    const NAME: &'static str = "StorageOSPersistentVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "fsType" => 0,
+                "readOnly" => 1,
+                "secretRef" => 2,
+                "volumeName" => 3,
+                "volumeNamespace" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            1 => self.read_only = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret_ref,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_name,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_namespace,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for StorageOSPersistentVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.fs_type.is_some())
+            + usize::from(self.read_only.is_some())
+            + usize::from(self.secret_ref.is_some())
+            + usize::from(self.volume_name.is_some())
+            + usize::from(self.volume_namespace.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.fs_type {
+            out.field("fsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_ref {
+            out.field("secretRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_name {
+            out.field("volumeName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_namespace {
+            out.field("volumeNamespace", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(StorageOSPersistentVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl StorageOSPersistentVolumeSourceApply {
+    /// Sets `fsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `secretRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_ref(
+        mut self,
+        value: crate::api::core::v1::ObjectReferenceApply,
+    ) -> Self {
+        self.secret_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `volumeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volumeNamespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_namespace = ::std::option::Option::Some(value.into());
+        self
+    }
+}

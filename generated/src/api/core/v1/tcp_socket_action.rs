@@ -93,3 +93,89 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for TCPSocketAction {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.host);
     }
 }
+/// The apply configuration of [`TCPSocketAction`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `TCPSocketActionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TCPSocketActionApply {
+    /// Optional: Host name to connect to, defaults to the pod IP.
+    pub host: Option<::k8s_client_runtime::LeanString>,
+    /// Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.
+    pub port: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for TCPSocketActionApply {
+    const NAME: &'static str = "TCPSocketActionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "host" => 0,
+                "port" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host),
+                )?
+            }
+            1 => self.port = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for TCPSocketActionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.host.is_some()) + usize::from(self.port.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.host {
+            out.field("host", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.port {
+            out.field("port", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(TCPSocketActionApply);
+#[cfg(feature = "apply")]
+impl TCPSocketActionApply {
+    /// Sets `host`, replacing an earlier value.
+    #[inline]
+    pub fn with_host(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.host = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `port`, replacing an earlier value.
+    #[inline]
+    pub fn with_port(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.port = ::std::option::Option::Some(value.into());
+        self
+    }
+}

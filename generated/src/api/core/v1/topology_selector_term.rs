@@ -88,3 +88,84 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for TopologySelectorTerm {
         }
     }
 }
+/// The apply configuration of [`TopologySelectorTerm`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `TopologySelectorTermApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TopologySelectorTermApply {
+    /// A list of topology selector requirements by labels.
+    pub match_label_expressions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::core::v1::TopologySelectorLabelRequirementApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for TopologySelectorTermApply {
+    const NAME: &'static str = "TopologySelectorTermApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "matchLabelExpressions" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.match_label_expressions,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for TopologySelectorTermApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.match_label_expressions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.match_label_expressions {
+            out.field("matchLabelExpressions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(TopologySelectorTermApply);
+#[cfg(feature = "apply")]
+impl TopologySelectorTermApply {
+    /// Appends the values to `matchLabelExpressions` (a later call appends more).
+    #[inline]
+    pub fn with_match_label_expressions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::core::v1::TopologySelectorLabelRequirementApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.match_label_expressions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -265,3 +265,252 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for TopologySpreadConstraint {
         }
     }
 }
+/// The apply configuration of [`TopologySpreadConstraint`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `TopologySpreadConstraintApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TopologySpreadConstraintApply {
+    /// LabelSelector is used to find matching pods. Pods that match this label selector are counted to determine the number of pods in their corresponding topology domain.
+    pub label_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+    /// MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.
+    ///
+    /// This is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).
+    pub match_label_keys: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed.
+    pub max_skew: Option<i32>,
+    /// MinDomains indicates a minimum number of eligible domains. When the number of eligible domains with matching topology keys is less than minDomains, Pod Topology Spread treats "global minimum" as 0, and then the calculation of Skew is performed. And when the number of eligible domains with matching topology keys equals or greater than minDomains, this value has no effect on scheduling. As a result, when the number of eligible domains is less than minDomains, scheduler won't schedule more than maxSkew Pods to those domains. If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid values are integers greater than 0. When value is not nil, WhenUnsatisfiable must be DoNotSchedule.
+    ///
+    /// For example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3 | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains), so "global minimum" is treated as 0. In this situation, new pod with the same labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones, it will violate MaxSkew.
+    pub min_domains: Option<i32>,
+    /// NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.
+    ///
+    /// If this value is nil, the behavior is equivalent to the Honor policy.
+    ///
+    /// Possible enum values:
+    ///  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
+    ///  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
+    pub node_affinity_policy: Option<::k8s_client_runtime::LeanString>,
+    /// NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.
+    ///
+    /// If this value is nil, the behavior is equivalent to the Ignore policy.
+    ///
+    /// Possible enum values:
+    ///  - `"Honor"` means use this scheduling directive when calculating pod topology spread skew.
+    ///  - `"Ignore"` means ignore this scheduling directive when calculating pod topology spread skew.
+    pub node_taints_policy: Option<::k8s_client_runtime::LeanString>,
+    /// TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a "bucket", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is "kubernetes.io/hostname", each Node is a domain of that topology. And, if TopologyKey is "topology.kubernetes.io/zone", each zone is a domain of that topology. It's a required field.
+    pub topology_key: Option<::k8s_client_runtime::LeanString>,
+    /// WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any location,
+    ///   but giving higher precedence to topologies that would help reduce the
+    ///   skew.
+    /// A constraint is considered "Unsatisfiable" for an incoming pod if and only if every possible node assignment for that pod would violate "MaxSkew" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |   P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler won't make it *more* imbalanced. It's a required field.
+    ///
+    /// Possible enum values:
+    ///  - `"DoNotSchedule"` instructs the scheduler not to schedule the pod when constraints are not satisfied.
+    ///  - `"ScheduleAnyway"` instructs the scheduler to schedule the pod even if constraints are not satisfied.
+    pub when_unsatisfiable: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for TopologySpreadConstraintApply {
+    const NAME: &'static str = "TopologySpreadConstraintApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "labelSelector" => 0,
+                "matchLabelKeys" => 1,
+                "maxSkew" => 2,
+                "minDomains" => 3,
+                "nodeAffinityPolicy" => 4,
+                "nodeTaintsPolicy" => 5,
+                "topologyKey" => 6,
+                "whenUnsatisfiable" => 7,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.label_selector,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.match_label_keys,
+                    ),
+                )?
+            }
+            2 => self.max_skew = map.next_value()?,
+            3 => self.min_domains = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.node_affinity_policy,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.node_taints_policy,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.topology_key,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.when_unsatisfiable,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for TopologySpreadConstraintApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.label_selector.is_some())
+            + usize::from(self.match_label_keys.is_some())
+            + usize::from(self.max_skew.is_some())
+            + usize::from(self.min_domains.is_some())
+            + usize::from(self.node_affinity_policy.is_some())
+            + usize::from(self.node_taints_policy.is_some())
+            + usize::from(self.topology_key.is_some())
+            + usize::from(self.when_unsatisfiable.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.label_selector {
+            out.field("labelSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_label_keys {
+            out.field("matchLabelKeys", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_skew {
+            out.field("maxSkew", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.min_domains {
+            out.field("minDomains", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_affinity_policy {
+            out.field("nodeAffinityPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_taints_policy {
+            out.field("nodeTaintsPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.topology_key {
+            out.field("topologyKey", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.when_unsatisfiable {
+            out.field("whenUnsatisfiable", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(TopologySpreadConstraintApply);
+#[cfg(feature = "apply")]
+impl TopologySpreadConstraintApply {
+    /// Sets `labelSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_label_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.label_selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `matchLabelKeys` (a later call appends more).
+    #[inline]
+    pub fn with_match_label_keys(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.match_label_keys
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `maxSkew`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_skew(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.max_skew = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `minDomains`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_domains(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.min_domains = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeAffinityPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_affinity_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.node_affinity_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeTaintsPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_taints_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.node_taints_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `topologyKey`, replacing an earlier value.
+    #[inline]
+    pub fn with_topology_key(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.topology_key = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `whenUnsatisfiable`, replacing an earlier value.
+    #[inline]
+    pub fn with_when_unsatisfiable(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.when_unsatisfiable = ::std::option::Option::Some(value.into());
+        self
+    }
+}

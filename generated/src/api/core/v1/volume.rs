@@ -957,3 +957,845 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Volume {
             });
     }
 }
+/// The apply configuration of [`Volume`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `VolumeApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VolumeApply {
+    /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: AWSElasticBlockStore is deprecated. All operations for the in-tree awsElasticBlockStore type are redirected to the ebs.csi.aws.com CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore
+    pub aws_elastic_block_store: Option<
+        ::std::boxed::Box<crate::api::core::v1::AWSElasticBlockStoreVolumeSourceApply>,
+    >,
+    /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod. Deprecated: AzureDisk is deprecated. All operations for the in-tree azureDisk type are redirected to the disk.csi.azure.com CSI driver.
+    pub azure_disk: Option<
+        ::std::boxed::Box<crate::api::core::v1::AzureDiskVolumeSourceApply>,
+    >,
+    /// azureFile represents an Azure File Service mount on the host and bind mount to the pod. Deprecated: AzureFile is deprecated. All operations for the in-tree azureFile type are redirected to the file.csi.azure.com CSI driver.
+    pub azure_file: Option<
+        ::std::boxed::Box<crate::api::core::v1::AzureFileVolumeSourceApply>,
+    >,
+    /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime. Deprecated: CephFS is deprecated and the in-tree cephfs type is no longer supported.
+    pub cephfs: Option<::std::boxed::Box<crate::api::core::v1::CephFSVolumeSourceApply>>,
+    /// cinder represents a cinder volume attached and mounted on kubelets host machine. Deprecated: Cinder is deprecated. All operations for the in-tree cinder type are redirected to the cinder.csi.openstack.org CSI driver. More info: https://examples.k8s.io/mysql-cinder-pd/README.md
+    pub cinder: Option<::std::boxed::Box<crate::api::core::v1::CinderVolumeSourceApply>>,
+    /// configMap represents a configMap that should populate this volume
+    pub config_map: Option<
+        ::std::boxed::Box<crate::api::core::v1::ConfigMapVolumeSourceApply>,
+    >,
+    /// csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
+    pub csi: Option<::std::boxed::Box<crate::api::core::v1::CSIVolumeSourceApply>>,
+    /// downwardAPI represents downward API about the pod that should populate this volume
+    pub downward_api: Option<
+        ::std::boxed::Box<crate::api::core::v1::DownwardAPIVolumeSourceApply>,
+    >,
+    /// emptyDir represents a temporary directory that shares a pod's lifetime. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir
+    pub empty_dir: Option<
+        ::std::boxed::Box<crate::api::core::v1::EmptyDirVolumeSourceApply>,
+    >,
+    /// ephemeral represents a volume that is handled by a cluster storage driver. The volume's lifecycle is tied to the pod that defines it - it will be created before the pod starts, and deleted when the pod is removed.
+    ///
+    /// Use this if: a) the volume is only needed while the pod runs, b) features of normal volumes like restoring from snapshot or capacity
+    ///    tracking are needed,
+    /// c) the storage driver is specified through a storage class, and d) the storage driver supports dynamic volume provisioning through
+    ///    a PersistentVolumeClaim (see EphemeralVolumeSource for more
+    ///    information on the connection between this volume type
+    ///    and PersistentVolumeClaim).
+    ///
+    /// Use PersistentVolumeClaim or one of the vendor-specific APIs for volumes that persist for longer than the lifecycle of an individual pod.
+    ///
+    /// Use CSI for light-weight local ephemeral volumes if the CSI driver is meant to be used that way - see the documentation of the driver for more information.
+    ///
+    /// A pod can use both types of ephemeral volumes and persistent volumes at the same time.
+    pub ephemeral: Option<
+        ::std::boxed::Box<crate::api::core::v1::EphemeralVolumeSourceApply>,
+    >,
+    /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
+    pub fc: Option<::std::boxed::Box<crate::api::core::v1::FCVolumeSourceApply>>,
+    /// flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin. Deprecated: FlexVolume is deprecated. Consider using a CSIDriver instead.
+    pub flex_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::FlexVolumeSourceApply>,
+    >,
+    /// flocker represents a Flocker volume attached to a kubelet's host machine. This depends on the Flocker control service being running. Deprecated: Flocker is deprecated and the in-tree flocker type is no longer supported.
+    pub flocker: Option<
+        ::std::boxed::Box<crate::api::core::v1::FlockerVolumeSourceApply>,
+    >,
+    /// gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod. Deprecated: GCEPersistentDisk is deprecated. All operations for the in-tree gcePersistentDisk type are redirected to the pd.csi.storage.gke.io CSI driver. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk
+    pub gce_persistent_disk: Option<
+        ::std::boxed::Box<crate::api::core::v1::GCEPersistentDiskVolumeSourceApply>,
+    >,
+    /// gitRepo represents a git repository at a particular revision. Deprecated: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.
+    pub git_repo: Option<
+        ::std::boxed::Box<crate::api::core::v1::GitRepoVolumeSourceApply>,
+    >,
+    /// glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime. Deprecated: Glusterfs is deprecated and the in-tree glusterfs type is no longer supported.
+    pub glusterfs: Option<
+        ::std::boxed::Box<crate::api::core::v1::GlusterfsVolumeSourceApply>,
+    >,
+    /// hostPath represents a pre-existing file or directory on the host machine that is directly exposed to the container. This is generally used for system agents or other privileged things that are allowed to see the host machine. Most containers will NOT need this. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
+    pub host_path: Option<
+        ::std::boxed::Box<crate::api::core::v1::HostPathVolumeSourceApply>,
+    >,
+    /// image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine. The volume is resolved at pod startup depending on which PullPolicy value is provided:
+    ///
+    /// - Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. - Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. - IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails.
+    ///
+    /// The volume gets re-resolved if the pod gets deleted and recreated, which means that new remote content will become available on pod recreation. A failure to resolve or pull the image during pod startup will block containers from starting and may add significant latency. Failures will be retried using normal volume backoff and will be reported on the pod reason and message. The types of objects that may be mounted by this volume are defined by the container runtime implementation on a host machine and at minimum must include all valid types supported by the container image field. The OCI object gets mounted in a single directory (spec.containers[*].volumeMounts.mountPath) by merging the manifest layers in the same way as for container images. The volume will be mounted read-only (ro) and non-executable files (noexec). Sub path mounts for containers are not supported (spec.containers[*].volumeMounts.subpath) before 1.33. The field spec.securityContext.fsGroupChangePolicy has no effect on this volume type.
+    pub image: Option<::std::boxed::Box<crate::api::core::v1::ImageVolumeSourceApply>>,
+    /// iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod. More info: https://kubernetes.io/docs/concepts/storage/volumes/#iscsi
+    pub iscsi: Option<::std::boxed::Box<crate::api::core::v1::ISCSIVolumeSourceApply>>,
+    /// name of the volume. Must be a DNS_LABEL and unique within the pod. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
+    pub nfs: Option<::std::boxed::Box<crate::api::core::v1::NFSVolumeSourceApply>>,
+    /// persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims
+    pub persistent_volume_claim: Option<
+        ::std::boxed::Box<crate::api::core::v1::PersistentVolumeClaimVolumeSourceApply>,
+    >,
+    /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine. Deprecated: PhotonPersistentDisk is deprecated and the in-tree photonPersistentDisk type is no longer supported.
+    pub photon_persistent_disk: Option<
+        ::std::boxed::Box<crate::api::core::v1::PhotonPersistentDiskVolumeSourceApply>,
+    >,
+    /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine. Deprecated: PortworxVolume is deprecated. All operations for the in-tree portworxVolume type are redirected to the pxd.portworx.com CSI driver when the CSIMigrationPortworx feature-gate is on.
+    pub portworx_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::PortworxVolumeSourceApply>,
+    >,
+    /// projected items for all in one resources secrets, configmaps, and downward API
+    pub projected: Option<
+        ::std::boxed::Box<crate::api::core::v1::ProjectedVolumeSourceApply>,
+    >,
+    /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime. Deprecated: Quobyte is deprecated and the in-tree quobyte type is no longer supported.
+    pub quobyte: Option<
+        ::std::boxed::Box<crate::api::core::v1::QuobyteVolumeSourceApply>,
+    >,
+    /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime. Deprecated: RBD is deprecated and the in-tree rbd type is no longer supported.
+    pub rbd: Option<::std::boxed::Box<crate::api::core::v1::RBDVolumeSourceApply>>,
+    /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes. Deprecated: ScaleIO is deprecated and the in-tree scaleIO type is no longer supported.
+    pub scale_io: Option<
+        ::std::boxed::Box<crate::api::core::v1::ScaleIOVolumeSourceApply>,
+    >,
+    /// secret represents a secret that should populate this volume. More info: https://kubernetes.io/docs/concepts/storage/volumes#secret
+    pub secret: Option<::std::boxed::Box<crate::api::core::v1::SecretVolumeSourceApply>>,
+    /// storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes. Deprecated: StorageOS is deprecated and the in-tree storageos type is no longer supported.
+    pub storageos: Option<
+        ::std::boxed::Box<crate::api::core::v1::StorageOSVolumeSourceApply>,
+    >,
+    /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine. Deprecated: VsphereVolume is deprecated. All operations for the in-tree vsphereVolume type are redirected to the csi.vsphere.vmware.com CSI driver.
+    pub vsphere_volume: Option<
+        ::std::boxed::Box<crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeApply {
+    const NAME: &'static str = "VolumeApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "awsElasticBlockStore" => 0,
+                "azureDisk" => 1,
+                "azureFile" => 2,
+                "cephfs" => 3,
+                "cinder" => 4,
+                "configMap" => 5,
+                "csi" => 6,
+                "downwardAPI" => 7,
+                "emptyDir" => 8,
+                "ephemeral" => 9,
+                "fc" => 10,
+                "flexVolume" => 11,
+                "flocker" => 12,
+                "gcePersistentDisk" => 13,
+                "gitRepo" => 14,
+                "glusterfs" => 15,
+                "hostPath" => 16,
+                "image" => 17,
+                "iscsi" => 18,
+                "name" => 19,
+                "nfs" => 20,
+                "persistentVolumeClaim" => 21,
+                "photonPersistentDisk" => 22,
+                "portworxVolume" => 23,
+                "projected" => 24,
+                "quobyte" => 25,
+                "rbd" => 26,
+                "scaleIO" => 27,
+                "secret" => 28,
+                "storageos" => 29,
+                "vsphereVolume" => 30,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.aws_elastic_block_store,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.azure_disk,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.azure_file,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.cephfs,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.cinder,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.config_map,
+                        options,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.csi,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.downward_api,
+                        options,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.empty_dir,
+                        options,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.ephemeral,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(&mut self.fc, options),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.flex_volume,
+                        options,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.flocker,
+                        options,
+                    ),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.gce_persistent_disk,
+                        options,
+                    ),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.git_repo,
+                        options,
+                    ),
+                )?
+            }
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.glusterfs,
+                        options,
+                    ),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.host_path,
+                        options,
+                    ),
+                )?
+            }
+            17 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.image,
+                        options,
+                    ),
+                )?
+            }
+            18 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.iscsi,
+                        options,
+                    ),
+                )?
+            }
+            19 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            20 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.nfs,
+                        options,
+                    ),
+                )?
+            }
+            21 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.persistent_volume_claim,
+                        options,
+                    ),
+                )?
+            }
+            22 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.photon_persistent_disk,
+                        options,
+                    ),
+                )?
+            }
+            23 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.portworx_volume,
+                        options,
+                    ),
+                )?
+            }
+            24 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.projected,
+                        options,
+                    ),
+                )?
+            }
+            25 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.quobyte,
+                        options,
+                    ),
+                )?
+            }
+            26 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.rbd,
+                        options,
+                    ),
+                )?
+            }
+            27 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scale_io,
+                        options,
+                    ),
+                )?
+            }
+            28 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret,
+                        options,
+                    ),
+                )?
+            }
+            29 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.storageos,
+                        options,
+                    ),
+                )?
+            }
+            30 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.vsphere_volume,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.aws_elastic_block_store.is_some())
+            + usize::from(self.azure_disk.is_some())
+            + usize::from(self.azure_file.is_some()) + usize::from(self.cephfs.is_some())
+            + usize::from(self.cinder.is_some()) + usize::from(self.config_map.is_some())
+            + usize::from(self.csi.is_some()) + usize::from(self.downward_api.is_some())
+            + usize::from(self.empty_dir.is_some())
+            + usize::from(self.ephemeral.is_some()) + usize::from(self.fc.is_some())
+            + usize::from(self.flex_volume.is_some())
+            + usize::from(self.flocker.is_some())
+            + usize::from(self.gce_persistent_disk.is_some())
+            + usize::from(self.git_repo.is_some())
+            + usize::from(self.glusterfs.is_some())
+            + usize::from(self.host_path.is_some()) + usize::from(self.image.is_some())
+            + usize::from(self.iscsi.is_some()) + usize::from(self.name.is_some())
+            + usize::from(self.nfs.is_some())
+            + usize::from(self.persistent_volume_claim.is_some())
+            + usize::from(self.photon_persistent_disk.is_some())
+            + usize::from(self.portworx_volume.is_some())
+            + usize::from(self.projected.is_some()) + usize::from(self.quobyte.is_some())
+            + usize::from(self.rbd.is_some()) + usize::from(self.scale_io.is_some())
+            + usize::from(self.secret.is_some()) + usize::from(self.storageos.is_some())
+            + usize::from(self.vsphere_volume.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.aws_elastic_block_store {
+            out.field("awsElasticBlockStore", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.azure_disk {
+            out.field("azureDisk", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.azure_file {
+            out.field("azureFile", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.cephfs {
+            out.field("cephfs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.cinder {
+            out.field("cinder", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.config_map {
+            out.field("configMap", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.csi {
+            out.field("csi", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.downward_api {
+            out.field("downwardAPI", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.empty_dir {
+            out.field("emptyDir", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ephemeral {
+            out.field("ephemeral", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fc {
+            out.field("fc", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.flex_volume {
+            out.field("flexVolume", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.flocker {
+            out.field("flocker", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.gce_persistent_disk {
+            out.field("gcePersistentDisk", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.git_repo {
+            out.field("gitRepo", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.glusterfs {
+            out.field("glusterfs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_path {
+            out.field("hostPath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.image {
+            out.field("image", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.iscsi {
+            out.field("iscsi", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nfs {
+            out.field("nfs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.persistent_volume_claim {
+            out.field("persistentVolumeClaim", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.photon_persistent_disk {
+            out.field("photonPersistentDisk", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.portworx_volume {
+            out.field("portworxVolume", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.projected {
+            out.field("projected", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.quobyte {
+            out.field("quobyte", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.rbd {
+            out.field("rbd", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scale_io {
+            out.field("scaleIO", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret {
+            out.field("secret", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storageos {
+            out.field("storageos", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.vsphere_volume {
+            out.field("vsphereVolume", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(VolumeApply);
+#[cfg(feature = "apply")]
+impl VolumeApply {
+    /// Sets `awsElasticBlockStore`, replacing an earlier value.
+    #[inline]
+    pub fn with_aws_elastic_block_store(
+        mut self,
+        value: crate::api::core::v1::AWSElasticBlockStoreVolumeSourceApply,
+    ) -> Self {
+        self.aws_elastic_block_store = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `azureDisk`, replacing an earlier value.
+    #[inline]
+    pub fn with_azure_disk(
+        mut self,
+        value: crate::api::core::v1::AzureDiskVolumeSourceApply,
+    ) -> Self {
+        self.azure_disk = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `azureFile`, replacing an earlier value.
+    #[inline]
+    pub fn with_azure_file(
+        mut self,
+        value: crate::api::core::v1::AzureFileVolumeSourceApply,
+    ) -> Self {
+        self.azure_file = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `cephfs`, replacing an earlier value.
+    #[inline]
+    pub fn with_cephfs(
+        mut self,
+        value: crate::api::core::v1::CephFSVolumeSourceApply,
+    ) -> Self {
+        self.cephfs = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `cinder`, replacing an earlier value.
+    #[inline]
+    pub fn with_cinder(
+        mut self,
+        value: crate::api::core::v1::CinderVolumeSourceApply,
+    ) -> Self {
+        self.cinder = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `configMap`, replacing an earlier value.
+    #[inline]
+    pub fn with_config_map(
+        mut self,
+        value: crate::api::core::v1::ConfigMapVolumeSourceApply,
+    ) -> Self {
+        self.config_map = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `csi`, replacing an earlier value.
+    #[inline]
+    pub fn with_csi(
+        mut self,
+        value: crate::api::core::v1::CSIVolumeSourceApply,
+    ) -> Self {
+        self.csi = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `downwardAPI`, replacing an earlier value.
+    #[inline]
+    pub fn with_downward_api(
+        mut self,
+        value: crate::api::core::v1::DownwardAPIVolumeSourceApply,
+    ) -> Self {
+        self.downward_api = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `emptyDir`, replacing an earlier value.
+    #[inline]
+    pub fn with_empty_dir(
+        mut self,
+        value: crate::api::core::v1::EmptyDirVolumeSourceApply,
+    ) -> Self {
+        self.empty_dir = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `ephemeral`, replacing an earlier value.
+    #[inline]
+    pub fn with_ephemeral(
+        mut self,
+        value: crate::api::core::v1::EphemeralVolumeSourceApply,
+    ) -> Self {
+        self.ephemeral = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `fc`, replacing an earlier value.
+    #[inline]
+    pub fn with_fc(mut self, value: crate::api::core::v1::FCVolumeSourceApply) -> Self {
+        self.fc = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `flexVolume`, replacing an earlier value.
+    #[inline]
+    pub fn with_flex_volume(
+        mut self,
+        value: crate::api::core::v1::FlexVolumeSourceApply,
+    ) -> Self {
+        self.flex_volume = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `flocker`, replacing an earlier value.
+    #[inline]
+    pub fn with_flocker(
+        mut self,
+        value: crate::api::core::v1::FlockerVolumeSourceApply,
+    ) -> Self {
+        self.flocker = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `gcePersistentDisk`, replacing an earlier value.
+    #[inline]
+    pub fn with_gce_persistent_disk(
+        mut self,
+        value: crate::api::core::v1::GCEPersistentDiskVolumeSourceApply,
+    ) -> Self {
+        self.gce_persistent_disk = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `gitRepo`, replacing an earlier value.
+    #[inline]
+    pub fn with_git_repo(
+        mut self,
+        value: crate::api::core::v1::GitRepoVolumeSourceApply,
+    ) -> Self {
+        self.git_repo = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `glusterfs`, replacing an earlier value.
+    #[inline]
+    pub fn with_glusterfs(
+        mut self,
+        value: crate::api::core::v1::GlusterfsVolumeSourceApply,
+    ) -> Self {
+        self.glusterfs = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `hostPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_host_path(
+        mut self,
+        value: crate::api::core::v1::HostPathVolumeSourceApply,
+    ) -> Self {
+        self.host_path = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `image`, replacing an earlier value.
+    #[inline]
+    pub fn with_image(
+        mut self,
+        value: crate::api::core::v1::ImageVolumeSourceApply,
+    ) -> Self {
+        self.image = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `iscsi`, replacing an earlier value.
+    #[inline]
+    pub fn with_iscsi(
+        mut self,
+        value: crate::api::core::v1::ISCSIVolumeSourceApply,
+    ) -> Self {
+        self.iscsi = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nfs`, replacing an earlier value.
+    #[inline]
+    pub fn with_nfs(
+        mut self,
+        value: crate::api::core::v1::NFSVolumeSourceApply,
+    ) -> Self {
+        self.nfs = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `persistentVolumeClaim`, replacing an earlier value.
+    #[inline]
+    pub fn with_persistent_volume_claim(
+        mut self,
+        value: crate::api::core::v1::PersistentVolumeClaimVolumeSourceApply,
+    ) -> Self {
+        self.persistent_volume_claim = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `photonPersistentDisk`, replacing an earlier value.
+    #[inline]
+    pub fn with_photon_persistent_disk(
+        mut self,
+        value: crate::api::core::v1::PhotonPersistentDiskVolumeSourceApply,
+    ) -> Self {
+        self.photon_persistent_disk = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `portworxVolume`, replacing an earlier value.
+    #[inline]
+    pub fn with_portworx_volume(
+        mut self,
+        value: crate::api::core::v1::PortworxVolumeSourceApply,
+    ) -> Self {
+        self.portworx_volume = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `projected`, replacing an earlier value.
+    #[inline]
+    pub fn with_projected(
+        mut self,
+        value: crate::api::core::v1::ProjectedVolumeSourceApply,
+    ) -> Self {
+        self.projected = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `quobyte`, replacing an earlier value.
+    #[inline]
+    pub fn with_quobyte(
+        mut self,
+        value: crate::api::core::v1::QuobyteVolumeSourceApply,
+    ) -> Self {
+        self.quobyte = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `rbd`, replacing an earlier value.
+    #[inline]
+    pub fn with_rbd(
+        mut self,
+        value: crate::api::core::v1::RBDVolumeSourceApply,
+    ) -> Self {
+        self.rbd = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `scaleIO`, replacing an earlier value.
+    #[inline]
+    pub fn with_scale_io(
+        mut self,
+        value: crate::api::core::v1::ScaleIOVolumeSourceApply,
+    ) -> Self {
+        self.scale_io = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `secret`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret(
+        mut self,
+        value: crate::api::core::v1::SecretVolumeSourceApply,
+    ) -> Self {
+        self.secret = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `storageos`, replacing an earlier value.
+    #[inline]
+    pub fn with_storageos(
+        mut self,
+        value: crate::api::core::v1::StorageOSVolumeSourceApply,
+    ) -> Self {
+        self.storageos = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `vsphereVolume`, replacing an earlier value.
+    #[inline]
+    pub fn with_vsphere_volume(
+        mut self,
+        value: crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply,
+    ) -> Self {
+        self.vsphere_volume = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -234,3 +234,208 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeMount {
         );
     }
 }
+/// The apply configuration of [`VolumeMount`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `VolumeMountApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VolumeMountApply {
+    /// Path within the container at which the volume should be mounted.  Must not contain ':'.
+    pub mount_path: Option<::k8s_client_runtime::LeanString>,
+    /// mountPropagation determines how mounts are propagated from the host to container and the other way around. When not set, MountPropagationNone is used. This field is beta in 1.10. When RecursiveReadOnly is set to IfPossible or to Enabled, MountPropagation must be None or unspecified (which defaults to None).
+    ///
+    /// Possible enum values:
+    ///  - `"Bidirectional"` means that the volume in a container will receive new mounts from the host or other containers, and its own mounts will be propagated from the container to the host or other containers. Note that this mode is recursively applied to all mounts in the volume ("rshared" in Linux terminology).
+    ///  - `"HostToContainer"` means that the volume in a container will receive new mounts from the host or other containers, but filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode is recursively applied to all mounts in the volume ("rslave" in Linux terminology).
+    ///  - `"None"` means that the volume in a container will not receive new mounts from the host or other containers, and filesystems mounted inside the container won't be propagated to the host or other containers. Note that this mode corresponds to "private" in Linux terminology.
+    pub mount_propagation: Option<::k8s_client_runtime::LeanString>,
+    /// This must match the Name of a Volume.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// Mounted read-only if true, read-write otherwise (false or unspecified). Defaults to false.
+    pub read_only: Option<bool>,
+    /// RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
+    ///
+    /// If ReadOnly is false, this field has no meaning and must be unspecified.
+    ///
+    /// If ReadOnly is true, and this field is set to Disabled, the mount is not made recursively read-only.  If this field is set to IfPossible, the mount is made recursively read-only, if it is supported by the container runtime.  If this field is set to Enabled, the mount is made recursively read-only if it is supported by the container runtime, otherwise the pod will not be started and an error will be generated to indicate the reason.
+    ///
+    /// If this field is set to IfPossible or Enabled, MountPropagation must be set to None (or be unspecified, which defaults to None).
+    ///
+    /// If this field is not specified, it is treated as an equivalent of Disabled.
+    pub recursive_read_only: Option<::k8s_client_runtime::LeanString>,
+    /// Path within the volume from which the container's volume should be mounted. Defaults to "" (volume's root).
+    pub sub_path: Option<::k8s_client_runtime::LeanString>,
+    /// Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to "" (volume's root). SubPathExpr and SubPath are mutually exclusive.
+    pub sub_path_expr: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeMountApply {
+    const NAME: &'static str = "VolumeMountApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "mountPath" => 0,
+                "mountPropagation" => 1,
+                "name" => 2,
+                "readOnly" => 3,
+                "recursiveReadOnly" => 4,
+                "subPath" => 5,
+                "subPathExpr" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.mount_path),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.mount_propagation,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            3 => self.read_only = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.recursive_read_only,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.sub_path),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.sub_path_expr,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeMountApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.mount_path.is_some())
+            + usize::from(self.mount_propagation.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.read_only.is_some())
+            + usize::from(self.recursive_read_only.is_some())
+            + usize::from(self.sub_path.is_some())
+            + usize::from(self.sub_path_expr.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.mount_path {
+            out.field("mountPath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mount_propagation {
+            out.field("mountPropagation", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.read_only {
+            out.field("readOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.recursive_read_only {
+            out.field("recursiveReadOnly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.sub_path {
+            out.field("subPath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.sub_path_expr {
+            out.field("subPathExpr", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(VolumeMountApply);
+#[cfg(feature = "apply")]
+impl VolumeMountApply {
+    /// Sets `mountPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_mount_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.mount_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `mountPropagation`, replacing an earlier value.
+    #[inline]
+    pub fn with_mount_propagation(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.mount_propagation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `readOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `recursiveReadOnly`, replacing an earlier value.
+    #[inline]
+    pub fn with_recursive_read_only(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.recursive_read_only = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `subPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_sub_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.sub_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `subPathExpr`, replacing an earlier value.
+    #[inline]
+    pub fn with_sub_path_expr(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.sub_path_expr = ::std::option::Option::Some(value.into());
+        self
+    }
+}

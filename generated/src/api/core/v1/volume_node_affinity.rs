@@ -82,3 +82,74 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeNodeAffinity {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.required);
     }
 }
+/// The apply configuration of [`VolumeNodeAffinity`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `VolumeNodeAffinityApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VolumeNodeAffinityApply {
+    /// required specifies hard node constraints that must be met.
+    pub required: Option<::std::boxed::Box<crate::api::core::v1::NodeSelectorApply>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeNodeAffinityApply {
+    const NAME: &'static str = "VolumeNodeAffinityApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "required" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.required,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeNodeAffinityApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.required.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.required {
+            out.field("required", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(VolumeNodeAffinityApply);
+#[cfg(feature = "apply")]
+impl VolumeNodeAffinityApply {
+    /// Sets `required`, replacing an earlier value.
+    #[inline]
+    pub fn with_required(
+        mut self,
+        value: crate::api::core::v1::NodeSelectorApply,
+    ) -> Self {
+        self.required = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -244,3 +244,228 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeProjection {
         );
     }
 }
+/// The apply configuration of [`VolumeProjection`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `VolumeProjectionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VolumeProjectionApply {
+    /// ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field of ClusterTrustBundle objects in an auto-updating file.
+    ///
+    /// Alpha, gated by the ClusterTrustBundleProjection feature gate.
+    ///
+    /// ClusterTrustBundle objects can either be selected by name, or by the combination of signer name and a label selector.
+    ///
+    /// Kubelet performs aggressive normalization of the PEM contents written into the pod filesystem.  Esoteric PEM features such as inter-block comments and block headers are stripped.  Certificates are deduplicated. The ordering of certificates within the file is arbitrary, and Kubelet may change the order over time.
+    pub cluster_trust_bundle: Option<
+        ::std::boxed::Box<crate::api::core::v1::ClusterTrustBundleProjectionApply>,
+    >,
+    /// configMap information about the configMap data to project
+    pub config_map: Option<
+        ::std::boxed::Box<crate::api::core::v1::ConfigMapProjectionApply>,
+    >,
+    /// downwardAPI information about the downwardAPI data to project
+    pub downward_api: Option<
+        ::std::boxed::Box<crate::api::core::v1::DownwardAPIProjectionApply>,
+    >,
+    /// Projects an auto-rotating credential bundle (private key and certificate chain) that the pod can use either as a TLS client or server.
+    ///
+    /// Kubelet generates a private key and uses it to send a PodCertificateRequest to the named signer.  Once the signer approves the request and issues a certificate chain, Kubelet writes the key and certificate chain to the pod filesystem.  The pod does not start until certificates have been issued for each podCertificate projected volume source in its spec.
+    ///
+    /// Kubelet will begin trying to rotate the certificate at the time indicated by the signer using the PodCertificateRequest.Status.BeginRefreshAt timestamp.
+    ///
+    /// Kubelet can write a single file, indicated by the credentialBundlePath field, or separate files, indicated by the keyPath and certificateChainPath fields.
+    ///
+    /// The credential bundle is a single file in PEM format.  The first PEM entry is the private key (in PKCS#8 format), and the remaining PEM entries are the certificate chain issued by the signer (typically, signers will return their certificate chain in leaf-to-root order).
+    ///
+    /// Prefer using the credential bundle format, since your application code can read it atomically.  If you use keyPath and certificateChainPath, your application must make two separate file reads. If these coincide with a certificate rotation, it is possible that the private key and leaf certificate you read may not correspond to each other.  Your application will need to check for this condition, and re-read until they are consistent.
+    ///
+    /// The named signer controls chooses the format of the certificate it issues; consult the signer implementation's documentation to learn how to use the certificates it issues.
+    pub pod_certificate: Option<
+        ::std::boxed::Box<crate::api::core::v1::PodCertificateProjectionApply>,
+    >,
+    /// secret information about the secret data to project
+    pub secret: Option<::std::boxed::Box<crate::api::core::v1::SecretProjectionApply>>,
+    /// serviceAccountToken is information about the serviceAccountToken data to project
+    pub service_account_token: Option<
+        ::std::boxed::Box<crate::api::core::v1::ServiceAccountTokenProjectionApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeProjectionApply {
+    const NAME: &'static str = "VolumeProjectionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "clusterTrustBundle" => 0,
+                "configMap" => 1,
+                "downwardAPI" => 2,
+                "podCertificate" => 3,
+                "secret" => 4,
+                "serviceAccountToken" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.cluster_trust_bundle,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.config_map,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.downward_api,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.pod_certificate,
+                        options,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.secret,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.service_account_token,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeProjectionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.cluster_trust_bundle.is_some())
+            + usize::from(self.config_map.is_some())
+            + usize::from(self.downward_api.is_some())
+            + usize::from(self.pod_certificate.is_some())
+            + usize::from(self.secret.is_some())
+            + usize::from(self.service_account_token.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.cluster_trust_bundle {
+            out.field("clusterTrustBundle", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.config_map {
+            out.field("configMap", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.downward_api {
+            out.field("downwardAPI", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_certificate {
+            out.field("podCertificate", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret {
+            out.field("secret", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service_account_token {
+            out.field("serviceAccountToken", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(VolumeProjectionApply);
+#[cfg(feature = "apply")]
+impl VolumeProjectionApply {
+    /// Sets `clusterTrustBundle`, replacing an earlier value.
+    #[inline]
+    pub fn with_cluster_trust_bundle(
+        mut self,
+        value: crate::api::core::v1::ClusterTrustBundleProjectionApply,
+    ) -> Self {
+        self.cluster_trust_bundle = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `configMap`, replacing an earlier value.
+    #[inline]
+    pub fn with_config_map(
+        mut self,
+        value: crate::api::core::v1::ConfigMapProjectionApply,
+    ) -> Self {
+        self.config_map = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `downwardAPI`, replacing an earlier value.
+    #[inline]
+    pub fn with_downward_api(
+        mut self,
+        value: crate::api::core::v1::DownwardAPIProjectionApply,
+    ) -> Self {
+        self.downward_api = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `podCertificate`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_certificate(
+        mut self,
+        value: crate::api::core::v1::PodCertificateProjectionApply,
+    ) -> Self {
+        self.pod_certificate = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `secret`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret(
+        mut self,
+        value: crate::api::core::v1::SecretProjectionApply,
+    ) -> Self {
+        self.secret = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `serviceAccountToken`, replacing an earlier value.
+    #[inline]
+    pub fn with_service_account_token(
+        mut self,
+        value: crate::api::core::v1::ServiceAccountTokenProjectionApply,
+    ) -> Self {
+        self.service_account_token = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

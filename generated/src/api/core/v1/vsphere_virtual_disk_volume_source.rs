@@ -157,3 +157,142 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for VsphereVirtualDiskVolumeSou
         );
     }
 }
+/// The apply configuration of [`VsphereVirtualDiskVolumeSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `VsphereVirtualDiskVolumeSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VsphereVirtualDiskVolumeSourceApply {
+    /// fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. "ext4", "xfs", "ntfs". Implicitly inferred to be "ext4" if unspecified.
+    pub fs_type: Option<::k8s_client_runtime::LeanString>,
+    /// storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.
+    pub storage_policy_id: Option<::k8s_client_runtime::LeanString>,
+    /// storagePolicyName is the storage Policy Based Management (SPBM) profile name.
+    pub storage_policy_name: Option<::k8s_client_runtime::LeanString>,
+    /// volumePath is the path that identifies vSphere volume vmdk
+    pub volume_path: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for VsphereVirtualDiskVolumeSourceApply {
+    const NAME: &'static str = "VsphereVirtualDiskVolumeSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "fsType" => 0,
+                "storagePolicyID" => 1,
+                "storagePolicyName" => 2,
+                "volumePath" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.fs_type),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_policy_id,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_policy_name,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.volume_path,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for VsphereVirtualDiskVolumeSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.fs_type.is_some())
+            + usize::from(self.storage_policy_id.is_some())
+            + usize::from(self.storage_policy_name.is_some())
+            + usize::from(self.volume_path.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.fs_type {
+            out.field("fsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storage_policy_id {
+            out.field("storagePolicyID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storage_policy_name {
+            out.field("storagePolicyName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_path {
+            out.field("volumePath", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(VsphereVirtualDiskVolumeSourceApply);
+#[cfg(feature = "apply")]
+impl VsphereVirtualDiskVolumeSourceApply {
+    /// Sets `fsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `storagePolicyID`, replacing an earlier value.
+    #[inline]
+    pub fn with_storage_policy_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.storage_policy_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `storagePolicyName`, replacing an earlier value.
+    #[inline]
+    pub fn with_storage_policy_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.storage_policy_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `volumePath`, replacing an earlier value.
+    #[inline]
+    pub fn with_volume_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.volume_path = ::std::option::Option::Some(value.into());
+        self
+    }
+}

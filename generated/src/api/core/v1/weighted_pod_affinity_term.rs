@@ -98,3 +98,88 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for WeightedPodAffinityTerm {
         );
     }
 }
+/// The apply configuration of [`WeightedPodAffinityTerm`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `WeightedPodAffinityTermApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WeightedPodAffinityTermApply {
+    /// Required. A pod affinity term, associated with the corresponding weight.
+    pub pod_affinity_term: Option<crate::api::core::v1::PodAffinityTermApply>,
+    /// weight associated with matching the corresponding podAffinityTerm, in the range 1-100.
+    pub weight: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WeightedPodAffinityTermApply {
+    const NAME: &'static str = "WeightedPodAffinityTermApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "podAffinityTerm" => 0,
+                "weight" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.pod_affinity_term,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.weight = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WeightedPodAffinityTermApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.pod_affinity_term.is_some())
+            + usize::from(self.weight.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.pod_affinity_term {
+            out.field("podAffinityTerm", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.weight {
+            out.field("weight", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WeightedPodAffinityTermApply);
+#[cfg(feature = "apply")]
+impl WeightedPodAffinityTermApply {
+    /// Sets `podAffinityTerm`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_affinity_term(
+        mut self,
+        value: crate::api::core::v1::PodAffinityTermApply,
+    ) -> Self {
+        self.pod_affinity_term = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `weight`, replacing an earlier value.
+    #[inline]
+    pub fn with_weight(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.weight = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -158,3 +158,135 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for WindowsSecurityContextOptio
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.host_process);
     }
 }
+/// The apply configuration of [`WindowsSecurityContextOptions`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `WindowsSecurityContextOptionsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WindowsSecurityContextOptionsApply {
+    /// GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field.
+    pub gmsa_credential_spec: Option<::k8s_client_runtime::LeanString>,
+    /// GMSACredentialSpecName is the name of the GMSA credential spec to use.
+    pub gmsa_credential_spec_name: Option<::k8s_client_runtime::LeanString>,
+    /// HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true.
+    pub host_process: Option<bool>,
+    /// The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence.
+    pub run_as_user_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for WindowsSecurityContextOptionsApply {
+    const NAME: &'static str = "WindowsSecurityContextOptionsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "gmsaCredentialSpec" => 0,
+                "gmsaCredentialSpecName" => 1,
+                "hostProcess" => 2,
+                "runAsUserName" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.gmsa_credential_spec,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.gmsa_credential_spec_name,
+                    ),
+                )?
+            }
+            2 => self.host_process = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.run_as_user_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for WindowsSecurityContextOptionsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.gmsa_credential_spec.is_some())
+            + usize::from(self.gmsa_credential_spec_name.is_some())
+            + usize::from(self.host_process.is_some())
+            + usize::from(self.run_as_user_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.gmsa_credential_spec {
+            out.field("gmsaCredentialSpec", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.gmsa_credential_spec_name {
+            out.field("gmsaCredentialSpecName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.host_process {
+            out.field("hostProcess", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.run_as_user_name {
+            out.field("runAsUserName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WindowsSecurityContextOptionsApply);
+#[cfg(feature = "apply")]
+impl WindowsSecurityContextOptionsApply {
+    /// Sets `gmsaCredentialSpec`, replacing an earlier value.
+    #[inline]
+    pub fn with_gmsa_credential_spec(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.gmsa_credential_spec = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `gmsaCredentialSpecName`, replacing an earlier value.
+    #[inline]
+    pub fn with_gmsa_credential_spec_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.gmsa_credential_spec_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `hostProcess`, replacing an earlier value.
+    #[inline]
+    pub fn with_host_process(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.host_process = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `runAsUserName`, replacing an earlier value.
+    #[inline]
+    pub fn with_run_as_user_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.run_as_user_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -108,3 +108,91 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointConditions {
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.terminating);
     }
 }
+/// The apply configuration of [`EndpointConditions`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EndpointConditionsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EndpointConditionsApply {
+    /// ready indicates that this endpoint is ready to receive traffic, according to whatever system is managing the endpoint. A nil value should be interpreted as "true". In general, an endpoint should be marked ready if it is serving and not terminating, though this can be overridden in some cases, such as when the associated Service has set the publishNotReadyAddresses flag.
+    pub ready: Option<bool>,
+    /// serving indicates that this endpoint is able to receive traffic, according to whatever system is managing the endpoint. For endpoints backed by pods, the EndpointSlice controller will mark the endpoint as serving if the pod's Ready condition is True. A nil value should be interpreted as "true".
+    pub serving: Option<bool>,
+    /// terminating indicates that this endpoint is terminating. A nil value should be interpreted as "false".
+    pub terminating: Option<bool>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointConditionsApply {
+    const NAME: &'static str = "EndpointConditionsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "ready" => 0,
+                "serving" => 1,
+                "terminating" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.ready = map.next_value()?,
+            1 => self.serving = map.next_value()?,
+            2 => self.terminating = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointConditionsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.ready.is_some()) + usize::from(self.serving.is_some())
+            + usize::from(self.terminating.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.ready {
+            out.field("ready", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.serving {
+            out.field("serving", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.terminating {
+            out.field("terminating", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EndpointConditionsApply);
+#[cfg(feature = "apply")]
+impl EndpointConditionsApply {
+    /// Sets `ready`, replacing an earlier value.
+    #[inline]
+    pub fn with_ready(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.ready = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `serving`, replacing an earlier value.
+    #[inline]
+    pub fn with_serving(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.serving = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `terminating`, replacing an earlier value.
+    #[inline]
+    pub fn with_terminating(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.terminating = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -114,3 +114,114 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointHints {
         }
     }
 }
+/// The apply configuration of [`EndpointHints`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `EndpointHintsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EndpointHintsApply {
+    /// forNodes indicates the node(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
+    pub for_nodes: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::discovery::v1::ForNodeApply>,
+    >,
+    /// forZones indicates the zone(s) this endpoint should be consumed by when using topology aware routing. May contain a maximum of 8 entries.
+    pub for_zones: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::discovery::v1::ForZoneApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EndpointHintsApply {
+    const NAME: &'static str = "EndpointHintsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "forNodes" => 0,
+                "forZones" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.for_nodes,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.for_zones,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointHintsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.for_nodes.is_some())
+            + usize::from(self.for_zones.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.for_nodes {
+            out.field("forNodes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.for_zones {
+            out.field("forZones", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EndpointHintsApply);
+#[cfg(feature = "apply")]
+impl EndpointHintsApply {
+    /// Appends the values to `forNodes` (a later call appends more).
+    #[inline]
+    pub fn with_for_nodes(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::discovery::v1::ForNodeApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.for_nodes
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `forZones` (a later call appends more).
+    #[inline]
+    pub fn with_for_zones(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::discovery::v1::ForZoneApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.for_zones
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -16,3 +16,17 @@ mod for_node;
 pub use self::for_node::ForNode;
 mod for_zone;
 pub use self::for_zone::ForZone;
+#[cfg(feature = "apply")]
+pub use self::endpoint::EndpointApply;
+#[cfg(feature = "apply")]
+pub use self::endpoint_conditions::EndpointConditionsApply;
+#[cfg(feature = "apply")]
+pub use self::endpoint_hints::EndpointHintsApply;
+#[cfg(feature = "apply")]
+pub use self::endpoint_port::EndpointPortApply;
+#[cfg(feature = "apply")]
+pub use self::endpoint_slice::EndpointSliceApply;
+#[cfg(feature = "apply")]
+pub use self::for_node::ForNodeApply;
+#[cfg(feature = "apply")]
+pub use self::for_zone::ForZoneApply;

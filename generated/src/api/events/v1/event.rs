@@ -424,3 +424,564 @@ use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
     Event, "events.k8s.io", "v1", "events.k8s.io/v1", "Event", "events", Namespaced,
     "EventList", __ObjectMeta; protobuf if feature = "protobuf"
 );
+/// The apply configuration of [`Event`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
+///
+/// Built with the `with_` methods, as client-go's `EventApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventApply {
+    /// action is what action was taken/failed regarding to the regarding object. It is machine-readable. This field cannot be empty for new Events and it can have at most 128 characters.
+    pub action: Option<::k8s_client_runtime::LeanString>,
+    /// deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event type.
+    pub deprecated_count: Option<i32>,
+    /// deprecatedFirstTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
+    pub deprecated_first_timestamp: Option<
+        crate::apimachinery::pkg::apis::meta::v1::Time,
+    >,
+    /// deprecatedLastTimestamp is the deprecated field assuring backward compatibility with core.v1 Event type.
+    pub deprecated_last_timestamp: Option<
+        crate::apimachinery::pkg::apis::meta::v1::Time,
+    >,
+    /// deprecatedSource is the deprecated field assuring backward compatibility with core.v1 Event type.
+    pub deprecated_source: Option<
+        ::std::boxed::Box<crate::api::core::v1::EventSourceApply>,
+    >,
+    /// eventTime is the time when this Event was first observed. It is required.
+    pub event_time: Option<crate::apimachinery::pkg::apis::meta::v1::MicroTime>,
+    /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>,
+    /// note is a human-readable description of the status of this operation. Maximal length of the note is 1kB, but libraries should be prepared to handle values up to 64kB.
+    pub note: Option<::k8s_client_runtime::LeanString>,
+    /// reason is why the action was taken. It is human-readable. This field cannot be empty for new Events and it can have at most 128 characters.
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+    /// regarding contains the object this Event is about. In most cases it's an Object reporting controller implements, e.g. ReplicaSetController implements ReplicaSets and this event is emitted because it acts on some changes in a ReplicaSet object.
+    pub regarding: Option<::std::boxed::Box<crate::api::core::v1::ObjectReferenceApply>>,
+    /// related is the optional secondary object for more complex actions. E.g. when regarding object triggers a creation or deletion of related object.
+    pub related: Option<::std::boxed::Box<crate::api::core::v1::ObjectReferenceApply>>,
+    /// reportingController is the name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`. This field cannot be empty for new Events.
+    pub reporting_controller: Option<::k8s_client_runtime::LeanString>,
+    /// reportingInstance is the ID of the controller instance, e.g. `kubelet-xyzf`. This field cannot be empty for new Events and it can have at most 128 characters.
+    pub reporting_instance: Option<::k8s_client_runtime::LeanString>,
+    /// series is data about the Event series this event represents or nil if it's a singleton Event.
+    pub series: Option<::std::boxed::Box<crate::api::events::v1::EventSeriesApply>>,
+    /// type is the type of this event (Normal, Warning), new types could be added in the future. It is machine-readable. This field cannot be empty for new Events.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for EventApply {
+    const NAME: &'static str = "EventApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "action" => 0,
+                "deprecatedCount" => 1,
+                "deprecatedFirstTimestamp" => 2,
+                "deprecatedLastTimestamp" => 3,
+                "deprecatedSource" => 4,
+                "eventTime" => 5,
+                "metadata" => 6,
+                "note" => 7,
+                "reason" => 8,
+                "regarding" => 9,
+                "related" => 10,
+                "reportingController" => 11,
+                "reportingInstance" => 12,
+                "series" => 13,
+                "type" => 14,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.action),
+                )?
+            }
+            1 => self.deprecated_count = map.next_value()?,
+            2 => self.deprecated_first_timestamp = map.next_value()?,
+            3 => self.deprecated_last_timestamp = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.deprecated_source,
+                        options,
+                    ),
+                )?
+            }
+            5 => self.event_time = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.note),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.regarding,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.related,
+                        options,
+                    ),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reporting_controller,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.reporting_instance,
+                    ),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.series,
+                        options,
+                    ),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for EventApply {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "events.k8s.io/v1",
+        "Event",
+    ));
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.action.is_some())
+            + usize::from(self.deprecated_count.is_some())
+            + usize::from(self.deprecated_first_timestamp.is_some())
+            + usize::from(self.deprecated_last_timestamp.is_some())
+            + usize::from(self.deprecated_source.is_some())
+            + usize::from(self.event_time.is_some())
+            + usize::from(self.metadata.is_some()) + usize::from(self.note.is_some())
+            + usize::from(self.reason.is_some()) + usize::from(self.regarding.is_some())
+            + usize::from(self.related.is_some())
+            + usize::from(self.reporting_controller.is_some())
+            + usize::from(self.reporting_instance.is_some())
+            + usize::from(self.series.is_some()) + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.action {
+            out.field("action", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.deprecated_count {
+            out.field("deprecatedCount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.deprecated_first_timestamp {
+            out.field("deprecatedFirstTimestamp", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.deprecated_last_timestamp {
+            out.field("deprecatedLastTimestamp", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.deprecated_source {
+            out.field("deprecatedSource", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.event_time {
+            out.field("eventTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.note {
+            out.field("note", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.regarding {
+            out.field("regarding", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.related {
+            out.field("related", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reporting_controller {
+            out.field("reportingController", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reporting_instance {
+            out.field("reportingInstance", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.series {
+            out.field("series", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(EventApply);
+#[cfg(feature = "apply")]
+impl EventApply {
+    /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
+    pub fn new(
+        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        Self {
+            metadata: ::std::option::Option::Some(
+                <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>::default()
+                    .with_name(name)
+                    .with_namespace(namespace),
+            ),
+            ..::std::default::Default::default()
+        }
+    }
+    /// Sets `action`, replacing an earlier value.
+    #[inline]
+    pub fn with_action(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.action = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `deprecatedCount`, replacing an earlier value.
+    #[inline]
+    pub fn with_deprecated_count(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.deprecated_count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `deprecatedFirstTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deprecated_first_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.deprecated_first_timestamp = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `deprecatedLastTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deprecated_last_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.deprecated_last_timestamp = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `deprecatedSource`, replacing an earlier value.
+    #[inline]
+    pub fn with_deprecated_source(
+        mut self,
+        value: crate::api::core::v1::EventSourceApply,
+    ) -> Self {
+        self.deprecated_source = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `eventTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_event_time(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::apis::meta::v1::MicroTime,
+        >,
+    ) -> Self {
+        self.event_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `note`, replacing an earlier value.
+    #[inline]
+    pub fn with_note(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.note = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `regarding`, replacing an earlier value.
+    #[inline]
+    pub fn with_regarding(
+        mut self,
+        value: crate::api::core::v1::ObjectReferenceApply,
+    ) -> Self {
+        self.regarding = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `related`, replacing an earlier value.
+    #[inline]
+    pub fn with_related(
+        mut self,
+        value: crate::api::core::v1::ObjectReferenceApply,
+    ) -> Self {
+        self.related = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `reportingController`, replacing an earlier value.
+    #[inline]
+    pub fn with_reporting_controller(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reporting_controller = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reportingInstance`, replacing an earlier value.
+    #[inline]
+    pub fn with_reporting_instance(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reporting_instance = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `series`, replacing an earlier value.
+    #[inline]
+    pub fn with_series(
+        mut self,
+        value: crate::api::events::v1::EventSeriesApply,
+    ) -> Self {
+        self.series = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generate_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_namespace(value),
+        );
+        self
+    }
+    /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_uid(value),
+        );
+        self
+    }
+    /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_resource_version(value),
+        );
+        self
+    }
+    /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generation(value),
+        );
+        self
+    }
+    /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_creation_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_creation_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_deletion_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self
+                .metadata
+                .take()
+                .unwrap_or_default()
+                .with_deletion_grace_period_seconds(value),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_labels(entries),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_annotations(entries),
+        );
+        self
+    }
+    /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
+    pub fn with_owner_references(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_owner_references(values),
+        );
+        self
+    }
+    /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
+    pub fn with_finalizers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_finalizers(values),
+        );
+        self
+    }
+    /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
+    ///
+    /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
+    pub fn extract(
+        object: &Event,
+        field_manager: &str,
+    ) -> ::std::result::Result<Self, ::k8s_client_runtime::apply::ExtractError> {
+        ::k8s_client_runtime::apply::extract(object, field_manager, "")
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyConfiguration<Event> for EventApply {}

@@ -6,3 +6,7 @@ mod event_list;
 pub use self::event_list::EventList;
 mod event_series;
 pub use self::event_series::EventSeries;
+#[cfg(feature = "apply")]
+pub use self::event::EventApply;
+#[cfg(feature = "apply")]
+pub use self::event_series::EventSeriesApply;

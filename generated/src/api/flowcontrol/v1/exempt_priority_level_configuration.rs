@@ -108,3 +108,92 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ExemptPriorityLevelConfigur
         );
     }
 }
+/// The apply configuration of [`ExemptPriorityLevelConfiguration`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ExemptPriorityLevelConfigurationApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExemptPriorityLevelConfigurationApply {
+    /// `lendablePercent` prescribes the fraction of the level's NominalCL that can be borrowed by other priority levels.  This value of this field must be between 0 and 100, inclusive, and it defaults to 0. The number of seats that other levels can borrow from this level, known as this level's LendableConcurrencyLimit (LendableCL), is defined as follows.
+    ///
+    /// LendableCL(i) = round( NominalCL(i) * lendablePercent(i)/100.0 )
+    pub lendable_percent: Option<i32>,
+    /// `nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats nominally reserved for this priority level. This DOES NOT limit the dispatching from this priority level but affects the other priority levels through the borrowing mechanism. The server's concurrency limit (ServerCL) is divided among all the priority levels in proportion to their NCS values:
+    ///
+    /// NominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)
+    ///
+    /// Bigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level. This field has a default value of zero.
+    pub nominal_concurrency_shares: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ExemptPriorityLevelConfigurationApply {
+    const NAME: &'static str = "ExemptPriorityLevelConfigurationApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "lendablePercent" => 0,
+                "nominalConcurrencyShares" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.lendable_percent = map.next_value()?,
+            1 => self.nominal_concurrency_shares = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ExemptPriorityLevelConfigurationApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.lendable_percent.is_some())
+            + usize::from(self.nominal_concurrency_shares.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.lendable_percent {
+            out.field("lendablePercent", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nominal_concurrency_shares {
+            out.field("nominalConcurrencyShares", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ExemptPriorityLevelConfigurationApply);
+#[cfg(feature = "apply")]
+impl ExemptPriorityLevelConfigurationApply {
+    /// Sets `lendablePercent`, replacing an earlier value.
+    #[inline]
+    pub fn with_lendable_percent(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.lendable_percent = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nominalConcurrencyShares`, replacing an earlier value.
+    #[inline]
+    pub fn with_nominal_concurrency_shares(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.nominal_concurrency_shares = ::std::option::Option::Some(value.into());
+        self
+    }
+}

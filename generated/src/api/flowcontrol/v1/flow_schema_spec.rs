@@ -164,3 +164,153 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for FlowSchemaSpec {
         }
     }
 }
+/// The apply configuration of [`FlowSchemaSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `FlowSchemaSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowSchemaSpecApply {
+    /// `distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.
+    pub distinguisher_method: Option<
+        ::std::boxed::Box<crate::api::flowcontrol::v1::FlowDistinguisherMethodApply>,
+    >,
+    /// `matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.
+    pub matching_precedence: Option<i32>,
+    /// `priorityLevelConfiguration` should reference a PriorityLevelConfiguration in the cluster. If the reference cannot be resolved, the FlowSchema will be ignored and marked as invalid in its status. Required.
+    pub priority_level_configuration: Option<
+        crate::api::flowcontrol::v1::PriorityLevelConfigurationReferenceApply,
+    >,
+    /// `rules` describes which requests will match this flow schema. This FlowSchema matches a request if and only if at least one member of rules matches the request. if it is an empty slice, there will be no requests matching the FlowSchema.
+    pub rules: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::flowcontrol::v1::PolicyRulesWithSubjectsApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for FlowSchemaSpecApply {
+    const NAME: &'static str = "FlowSchemaSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "distinguisherMethod" => 0,
+                "matchingPrecedence" => 1,
+                "priorityLevelConfiguration" => 2,
+                "rules" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.distinguisher_method,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.matching_precedence = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.priority_level_configuration,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.rules,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for FlowSchemaSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.distinguisher_method.is_some())
+            + usize::from(self.matching_precedence.is_some())
+            + usize::from(self.priority_level_configuration.is_some())
+            + usize::from(self.rules.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.distinguisher_method {
+            out.field("distinguisherMethod", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.matching_precedence {
+            out.field("matchingPrecedence", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.priority_level_configuration {
+            out.field("priorityLevelConfiguration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.rules {
+            out.field("rules", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(FlowSchemaSpecApply);
+#[cfg(feature = "apply")]
+impl FlowSchemaSpecApply {
+    /// Sets `distinguisherMethod`, replacing an earlier value.
+    #[inline]
+    pub fn with_distinguisher_method(
+        mut self,
+        value: crate::api::flowcontrol::v1::FlowDistinguisherMethodApply,
+    ) -> Self {
+        self.distinguisher_method = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `matchingPrecedence`, replacing an earlier value.
+    #[inline]
+    pub fn with_matching_precedence(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.matching_precedence = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `priorityLevelConfiguration`, replacing an earlier value.
+    #[inline]
+    pub fn with_priority_level_configuration(
+        mut self,
+        value: crate::api::flowcontrol::v1::PriorityLevelConfigurationReferenceApply,
+    ) -> Self {
+        self.priority_level_configuration = ::std::option::Option::Some(value);
+        self
+    }
+    /// Appends the values to `rules` (a later call appends more).
+    #[inline]
+    pub fn with_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::flowcontrol::v1::PolicyRulesWithSubjectsApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.rules.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

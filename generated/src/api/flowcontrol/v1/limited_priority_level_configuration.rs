@@ -169,3 +169,143 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for LimitedPriorityLevelConfigu
         );
     }
 }
+/// The apply configuration of [`LimitedPriorityLevelConfiguration`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `LimitedPriorityLevelConfigurationApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LimitedPriorityLevelConfigurationApply {
+    /// `borrowingLimitPercent`, if present, configures a limit on how many seats this priority level can borrow from other priority levels. The limit is known as this level's BorrowingConcurrencyLimit (BorrowingCL) and is a limit on the total number of seats that this level may borrow at any one time. This field holds the ratio of that limit to the level's nominal concurrency limit. When this field is non-nil, it must hold a non-negative integer and the limit is calculated as follows.
+    ///
+    /// BorrowingCL(i) = round( NominalCL(i) * borrowingLimitPercent(i)/100.0 )
+    ///
+    /// The value of this field can be more than 100, implying that this priority level can borrow a number of seats that is greater than its own nominal concurrency limit (NominalCL). When this field is left `nil`, the limit is effectively infinite.
+    pub borrowing_limit_percent: Option<i32>,
+    /// `lendablePercent` prescribes the fraction of the level's NominalCL that can be borrowed by other priority levels. The value of this field must be between 0 and 100, inclusive, and it defaults to 0. The number of seats that other levels can borrow from this level, known as this level's LendableConcurrencyLimit (LendableCL), is defined as follows.
+    ///
+    /// LendableCL(i) = round( NominalCL(i) * lendablePercent(i)/100.0 )
+    pub lendable_percent: Option<i32>,
+    /// `limitResponse` indicates what to do with requests that can not be executed right now
+    pub limit_response: Option<
+        ::std::boxed::Box<crate::api::flowcontrol::v1::LimitResponseApply>,
+    >,
+    /// `nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:
+    ///
+    /// NominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)
+    ///
+    /// Bigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.
+    ///
+    /// If not specified, this field defaults to a value of 30.
+    ///
+    /// Setting this field to zero supports the construction of a "jail" for this priority level that is used to hold some request(s)
+    pub nominal_concurrency_shares: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for LimitedPriorityLevelConfigurationApply {
+    const NAME: &'static str = "LimitedPriorityLevelConfigurationApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "borrowingLimitPercent" => 0,
+                "lendablePercent" => 1,
+                "limitResponse" => 2,
+                "nominalConcurrencyShares" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.borrowing_limit_percent = map.next_value()?,
+            1 => self.lendable_percent = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.limit_response,
+                        options,
+                    ),
+                )?
+            }
+            3 => self.nominal_concurrency_shares = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for LimitedPriorityLevelConfigurationApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.borrowing_limit_percent.is_some())
+            + usize::from(self.lendable_percent.is_some())
+            + usize::from(self.limit_response.is_some())
+            + usize::from(self.nominal_concurrency_shares.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.borrowing_limit_percent {
+            out.field("borrowingLimitPercent", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.lendable_percent {
+            out.field("lendablePercent", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.limit_response {
+            out.field("limitResponse", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nominal_concurrency_shares {
+            out.field("nominalConcurrencyShares", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(LimitedPriorityLevelConfigurationApply);
+#[cfg(feature = "apply")]
+impl LimitedPriorityLevelConfigurationApply {
+    /// Sets `borrowingLimitPercent`, replacing an earlier value.
+    #[inline]
+    pub fn with_borrowing_limit_percent(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.borrowing_limit_percent = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `lendablePercent`, replacing an earlier value.
+    #[inline]
+    pub fn with_lendable_percent(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.lendable_percent = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `limitResponse`, replacing an earlier value.
+    #[inline]
+    pub fn with_limit_response(
+        mut self,
+        value: crate::api::flowcontrol::v1::LimitResponseApply,
+    ) -> Self {
+        self.limit_response = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `nominalConcurrencyShares`, replacing an earlier value.
+    #[inline]
+    pub fn with_nominal_concurrency_shares(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.nominal_concurrency_shares = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -135,3 +135,150 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PolicyRulesWithSubjects {
         }
     }
 }
+/// The apply configuration of [`PolicyRulesWithSubjects`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PolicyRulesWithSubjectsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PolicyRulesWithSubjectsApply {
+    /// `nonResourceRules` is a list of NonResourcePolicyRules that identify matching requests according to their verb and the target non-resource URL.
+    pub non_resource_rules: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::flowcontrol::v1::NonResourcePolicyRuleApply,
+        >,
+    >,
+    /// `resourceRules` is a slice of ResourcePolicyRules that identify matching requests according to their verb and the target resource. At least one of `resourceRules` and `nonResourceRules` has to be non-empty.
+    pub resource_rules: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::flowcontrol::v1::ResourcePolicyRuleApply,
+        >,
+    >,
+    /// subjects is the list of normal user, serviceaccount, or group that this rule cares about. There must be at least one member in this slice. A slice that includes both the system:authenticated and system:unauthenticated user groups matches every request. Required.
+    pub subjects: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::flowcontrol::v1::SubjectApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PolicyRulesWithSubjectsApply {
+    const NAME: &'static str = "PolicyRulesWithSubjectsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "nonResourceRules" => 0,
+                "resourceRules" => 1,
+                "subjects" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.non_resource_rules,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.resource_rules,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.subjects,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PolicyRulesWithSubjectsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.non_resource_rules.is_some())
+            + usize::from(self.resource_rules.is_some())
+            + usize::from(self.subjects.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.non_resource_rules {
+            out.field("nonResourceRules", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_rules {
+            out.field("resourceRules", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.subjects {
+            out.field("subjects", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PolicyRulesWithSubjectsApply);
+#[cfg(feature = "apply")]
+impl PolicyRulesWithSubjectsApply {
+    /// Appends the values to `nonResourceRules` (a later call appends more).
+    #[inline]
+    pub fn with_non_resource_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::flowcontrol::v1::NonResourcePolicyRuleApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.non_resource_rules
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `resourceRules` (a later call appends more).
+    #[inline]
+    pub fn with_resource_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::flowcontrol::v1::ResourcePolicyRuleApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resource_rules
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `subjects` (a later call appends more).
+    #[inline]
+    pub fn with_subjects(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::flowcontrol::v1::SubjectApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.subjects
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

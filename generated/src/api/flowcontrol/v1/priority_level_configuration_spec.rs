@@ -129,3 +129,128 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PriorityLevelConfigurationS
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.exempt);
     }
 }
+/// The apply configuration of [`PriorityLevelConfigurationSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PriorityLevelConfigurationSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PriorityLevelConfigurationSpecApply {
+    /// `exempt` specifies how requests are handled for an exempt priority level. This field MUST be empty if `type` is `"Limited"`. This field MAY be non-empty if `type` is `"Exempt"`. If empty and `type` is `"Exempt"` then the default values for `ExemptPriorityLevelConfiguration` apply.
+    pub exempt: Option<
+        ::std::boxed::Box<
+            crate::api::flowcontrol::v1::ExemptPriorityLevelConfigurationApply,
+        >,
+    >,
+    /// `limited` specifies how requests are handled for a Limited priority level. This field must be non-empty if and only if `type` is `"Limited"`.
+    pub limited: Option<
+        ::std::boxed::Box<
+            crate::api::flowcontrol::v1::LimitedPriorityLevelConfigurationApply,
+        >,
+    >,
+    /// `type` indicates whether this priority level is subject to limitation on request execution.  A value of `"Exempt"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `"Limited"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for PriorityLevelConfigurationSpecApply {
+    const NAME: &'static str = "PriorityLevelConfigurationSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "exempt" => 0,
+                "limited" => 1,
+                "type" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.exempt,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.limited,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for PriorityLevelConfigurationSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.exempt.is_some()) + usize::from(self.limited.is_some())
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.exempt {
+            out.field("exempt", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.limited {
+            out.field("limited", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PriorityLevelConfigurationSpecApply);
+#[cfg(feature = "apply")]
+impl PriorityLevelConfigurationSpecApply {
+    /// Sets `exempt`, replacing an earlier value.
+    #[inline]
+    pub fn with_exempt(
+        mut self,
+        value: crate::api::flowcontrol::v1::ExemptPriorityLevelConfigurationApply,
+    ) -> Self {
+        self.exempt = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `limited`, replacing an earlier value.
+    #[inline]
+    pub fn with_limited(
+        mut self,
+        value: crate::api::flowcontrol::v1::LimitedPriorityLevelConfigurationApply,
+    ) -> Self {
+        self.limited = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

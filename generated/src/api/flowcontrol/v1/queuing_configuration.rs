@@ -121,3 +121,95 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for QueuingConfiguration {
         );
     }
 }
+/// The apply configuration of [`QueuingConfiguration`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `QueuingConfigurationApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueuingConfigurationApply {
+    /// `handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8.
+    pub hand_size: Option<i32>,
+    /// `queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.
+    pub queue_length_limit: Option<i32>,
+    /// `queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.
+    pub queues: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for QueuingConfigurationApply {
+    const NAME: &'static str = "QueuingConfigurationApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "handSize" => 0,
+                "queueLengthLimit" => 1,
+                "queues" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.hand_size = map.next_value()?,
+            1 => self.queue_length_limit = map.next_value()?,
+            2 => self.queues = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for QueuingConfigurationApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.hand_size.is_some())
+            + usize::from(self.queue_length_limit.is_some())
+            + usize::from(self.queues.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.hand_size {
+            out.field("handSize", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.queue_length_limit {
+            out.field("queueLengthLimit", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.queues {
+            out.field("queues", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(QueuingConfigurationApply);
+#[cfg(feature = "apply")]
+impl QueuingConfigurationApply {
+    /// Sets `handSize`, replacing an earlier value.
+    #[inline]
+    pub fn with_hand_size(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.hand_size = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `queueLengthLimit`, replacing an earlier value.
+    #[inline]
+    pub fn with_queue_length_limit(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.queue_length_limit = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `queues`, replacing an earlier value.
+    #[inline]
+    pub fn with_queues(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.queues = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -158,3 +158,177 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourcePolicyRule {
         }
     }
 }
+/// The apply configuration of [`ResourcePolicyRule`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourcePolicyRuleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourcePolicyRuleApply {
+    /// `apiGroups` is a list of matching API groups and may not be empty. "*" matches all API groups and, if present, must be the only entry. Required.
+    pub api_groups: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// `clusterScope` indicates whether to match requests that do not specify a namespace (which happens either because the resource is not namespaced or the request targets all namespaces). If this field is omitted or false then the `namespaces` field must contain a non-empty list.
+    pub cluster_scope: Option<bool>,
+    /// `namespaces` is a list of target namespaces that restricts matches.  A request that specifies a target namespace matches only if either (a) this list contains that target namespace or (b) this list contains "*".  Note that "*" matches any specified namespace but does not match a request that _does not specify_ a namespace (see the `clusterScope` field for that). This list may be empty, but only if `clusterScope` is true.
+    pub namespaces: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// `resources` is a list of matching resources (i.e., lowercase and plural) with, if desired, subresource.  For example, [ "services", "nodes/status" ].  This list may not be empty. "*" matches all resources and, if present, must be the only entry. Required.
+    pub resources: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// `verbs` is a list of matching verbs and may not be empty. "*" matches all verbs and, if present, must be the only entry. Required.
+    pub verbs: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourcePolicyRuleApply {
+    const NAME: &'static str = "ResourcePolicyRuleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "apiGroups" => 0,
+                "clusterScope" => 1,
+                "namespaces" => 2,
+                "resources" => 3,
+                "verbs" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.api_groups),
+                )?
+            }
+            1 => self.cluster_scope = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.namespaces),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.resources),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.verbs),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourcePolicyRuleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.api_groups.is_some())
+            + usize::from(self.cluster_scope.is_some())
+            + usize::from(self.namespaces.is_some())
+            + usize::from(self.resources.is_some()) + usize::from(self.verbs.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.api_groups {
+            out.field("apiGroups", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.cluster_scope {
+            out.field("clusterScope", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.namespaces {
+            out.field("namespaces", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resources {
+            out.field("resources", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.verbs {
+            out.field("verbs", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourcePolicyRuleApply);
+#[cfg(feature = "apply")]
+impl ResourcePolicyRuleApply {
+    /// Appends the values to `apiGroups` (a later call appends more).
+    #[inline]
+    pub fn with_api_groups(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.api_groups
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `clusterScope`, replacing an earlier value.
+    #[inline]
+    pub fn with_cluster_scope(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.cluster_scope = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `namespaces` (a later call appends more).
+    #[inline]
+    pub fn with_namespaces(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.namespaces
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `resources` (a later call appends more).
+    #[inline]
+    pub fn with_resources(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resources
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `verbs` (a later call appends more).
+    #[inline]
+    pub fn with_verbs(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.verbs
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

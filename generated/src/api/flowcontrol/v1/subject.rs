@@ -154,3 +154,146 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Subject {
         );
     }
 }
+/// The apply configuration of [`Subject`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `SubjectApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SubjectApply {
+    /// `group` matches based on user group name.
+    pub group: Option<::std::boxed::Box<crate::api::flowcontrol::v1::GroupSubjectApply>>,
+    /// `kind` indicates which one of the other fields is non-empty. Required
+    pub kind: Option<::k8s_client_runtime::LeanString>,
+    /// `serviceAccount` matches ServiceAccounts.
+    pub service_account: Option<
+        ::std::boxed::Box<crate::api::flowcontrol::v1::ServiceAccountSubjectApply>,
+    >,
+    /// `user` matches based on username.
+    pub user: Option<::std::boxed::Box<crate::api::flowcontrol::v1::UserSubjectApply>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for SubjectApply {
+    const NAME: &'static str = "SubjectApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "group" => 0,
+                "kind" => 1,
+                "serviceAccount" => 2,
+                "user" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.group,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.service_account,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.user,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.group.is_some()) + usize::from(self.kind.is_some())
+            + usize::from(self.service_account.is_some())
+            + usize::from(self.user.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.group {
+            out.field("group", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kind {
+            out.field("kind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service_account {
+            out.field("serviceAccount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.user {
+            out.field("user", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(SubjectApply);
+#[cfg(feature = "apply")]
+impl SubjectApply {
+    /// Sets `group`, replacing an earlier value.
+    #[inline]
+    pub fn with_group(
+        mut self,
+        value: crate::api::flowcontrol::v1::GroupSubjectApply,
+    ) -> Self {
+        self.group = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `kind`, replacing an earlier value.
+    #[inline]
+    pub fn with_kind(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.kind = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `serviceAccount`, replacing an earlier value.
+    #[inline]
+    pub fn with_service_account(
+        mut self,
+        value: crate::api::flowcontrol::v1::ServiceAccountSubjectApply,
+    ) -> Self {
+        self.service_account = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `user`, replacing an earlier value.
+    #[inline]
+    pub fn with_user(
+        mut self,
+        value: crate::api::flowcontrol::v1::UserSubjectApply,
+    ) -> Self {
+        self.user = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

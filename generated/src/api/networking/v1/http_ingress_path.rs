@@ -133,3 +133,130 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for HTTPIngressPath {
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.path_type);
     }
 }
+/// The apply configuration of [`HTTPIngressPath`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `HTTPIngressPathApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HTTPIngressPathApply {
+    /// backend defines the referenced service endpoint to which the traffic will be forwarded to.
+    pub backend: Option<crate::api::networking::v1::IngressBackendApply>,
+    /// path is matched against the path of an incoming request. Currently it can contain characters disallowed from the conventional "path" part of a URL as defined by RFC 3986. Paths must begin with a '/' and must be present when using PathType with value "Exact" or "Prefix".
+    pub path: Option<::k8s_client_runtime::LeanString>,
+    /// pathType determines the interpretation of the path matching. PathType can be one of the following values: * Exact: Matches the URL path exactly. * Prefix: Matches based on a URL path prefix split by '/'. Matching is
+    ///   done on a path element by element basis. A path element refers is the
+    ///   list of labels in the path split by the '/' separator. A request is a
+    ///   match for path p if every p is an element-wise prefix of p of the
+    ///   request path. Note that if the last element of the path is a substring
+    ///   of the last element in request path, it is not a match (e.g. /foo/bar
+    ///   matches /foo/bar/baz, but does not match /foo/barbaz).
+    /// * ImplementationSpecific: Interpretation of the Path matching is up to
+    ///   the IngressClass. Implementations can treat this as a separate PathType
+    ///   or treat it identically to Prefix or Exact path types.
+    /// Implementations are required to support all path types.
+    ///
+    /// Possible enum values:
+    ///  - `"Exact"` matches the URL path exactly and with case sensitivity.
+    ///  - `"ImplementationSpecific"` matching is up to the IngressClass. Implementations can treat this as a separate PathType or treat it identically to Prefix or Exact path types.
+    ///  - `"Prefix"` matches based on a URL path prefix split by '/'. Matching is case sensitive and done on a path element by element basis. A path element refers to the list of labels in the path split by the '/' separator. A request is a match for path p if every p is an element-wise prefix of p of the request path. Note that if the last element of the path is a substring of the last element in request path, it is not a match (e.g. /foo/bar matches /foo/bar/baz, but does not match /foo/barbaz). If multiple matching paths exist in an Ingress spec, the longest matching path is given priority. Examples: - /foo/bar does not match requests to /foo/barbaz - /foo/bar matches request to /foo/bar and /foo/bar/baz - /foo and /foo/ both match requests to /foo and /foo/. If both paths are present in an Ingress spec, the longest matching path (/foo/) is given priority.
+    pub path_type: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for HTTPIngressPathApply {
+    const NAME: &'static str = "HTTPIngressPathApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "backend" => 0,
+                "path" => 1,
+                "pathType" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.backend,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.path_type),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for HTTPIngressPathApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.backend.is_some()) + usize::from(self.path.is_some())
+            + usize::from(self.path_type.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.backend {
+            out.field("backend", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.path {
+            out.field("path", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.path_type {
+            out.field("pathType", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(HTTPIngressPathApply);
+#[cfg(feature = "apply")]
+impl HTTPIngressPathApply {
+    /// Sets `backend`, replacing an earlier value.
+    #[inline]
+    pub fn with_backend(
+        mut self,
+        value: crate::api::networking::v1::IngressBackendApply,
+    ) -> Self {
+        self.backend = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `path`, replacing an earlier value.
+    #[inline]
+    pub fn with_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `pathType`, replacing an earlier value.
+    #[inline]
+    pub fn with_path_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.path_type = ::std::option::Option::Some(value.into());
+        self
+    }
+}

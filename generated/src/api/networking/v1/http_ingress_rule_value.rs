@@ -82,3 +82,80 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for HTTPIngressRuleValue {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.paths);
     }
 }
+/// The apply configuration of [`HTTPIngressRuleValue`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `HTTPIngressRuleValueApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HTTPIngressRuleValueApply {
+    /// paths is a collection of paths that map requests to backends.
+    pub paths: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::HTTPIngressPathApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for HTTPIngressRuleValueApply {
+    const NAME: &'static str = "HTTPIngressRuleValueApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "paths" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.paths,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for HTTPIngressRuleValueApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.paths.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.paths {
+            out.field("paths", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(HTTPIngressRuleValueApply);
+#[cfg(feature = "apply")]
+impl HTTPIngressRuleValueApply {
+    /// Appends the values to `paths` (a later call appends more).
+    #[inline]
+    pub fn with_paths(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::networking::v1::HTTPIngressPathApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.paths.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

@@ -110,3 +110,102 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for IngressBackend {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.service);
     }
 }
+/// The apply configuration of [`IngressBackend`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `IngressBackendApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IngressBackendApply {
+    /// resource is an ObjectRef to another Kubernetes resource in the namespace of the Ingress object. If resource is specified, a service.Name and service.Port must not be specified. This is a mutually exclusive setting with "Service".
+    pub resource: Option<
+        ::std::boxed::Box<crate::api::core::v1::TypedLocalObjectReferenceApply>,
+    >,
+    /// service references a service as a backend. This is a mutually exclusive setting with "Resource".
+    pub service: Option<
+        ::std::boxed::Box<crate::api::networking::v1::IngressServiceBackendApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressBackendApply {
+    const NAME: &'static str = "IngressBackendApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "resource" => 0,
+                "service" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.resource,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.service,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressBackendApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.resource.is_some())
+            + usize::from(self.service.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.resource {
+            out.field("resource", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service {
+            out.field("service", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(IngressBackendApply);
+#[cfg(feature = "apply")]
+impl IngressBackendApply {
+    /// Sets `resource`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource(
+        mut self,
+        value: crate::api::core::v1::TypedLocalObjectReferenceApply,
+    ) -> Self {
+        self.resource = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `service`, replacing an earlier value.
+    #[inline]
+    pub fn with_service(
+        mut self,
+        value: crate::api::networking::v1::IngressServiceBackendApply,
+    ) -> Self {
+        self.service = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

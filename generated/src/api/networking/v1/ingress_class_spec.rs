@@ -109,3 +109,99 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for IngressClassSpec {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.parameters);
     }
 }
+/// The apply configuration of [`IngressClassSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `IngressClassSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IngressClassSpecApply {
+    /// controller refers to the name of the controller that should handle this class. This allows for different "flavors" that are controlled by the same controller. For example, you may have different parameters for the same implementing controller. This should be specified as a domain-prefixed path no more than 250 characters in length, e.g. "acme.io/ingress-controller". This field is immutable.
+    pub controller: Option<::k8s_client_runtime::LeanString>,
+    /// parameters is a link to a custom resource containing additional configuration for the controller. This is optional if the controller does not require extra parameters.
+    pub parameters: Option<
+        ::std::boxed::Box<
+            crate::api::networking::v1::IngressClassParametersReferenceApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressClassSpecApply {
+    const NAME: &'static str = "IngressClassSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "controller" => 0,
+                "parameters" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.controller),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.parameters,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressClassSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.controller.is_some())
+            + usize::from(self.parameters.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.controller {
+            out.field("controller", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.parameters {
+            out.field("parameters", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(IngressClassSpecApply);
+#[cfg(feature = "apply")]
+impl IngressClassSpecApply {
+    /// Sets `controller`, replacing an earlier value.
+    #[inline]
+    pub fn with_controller(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.controller = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `parameters`, replacing an earlier value.
+    #[inline]
+    pub fn with_parameters(
+        mut self,
+        value: crate::api::networking::v1::IngressClassParametersReferenceApply,
+    ) -> Self {
+        self.parameters = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

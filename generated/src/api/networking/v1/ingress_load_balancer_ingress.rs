@@ -131,3 +131,123 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for IngressLoadBalancerIngress 
         }
     }
 }
+/// The apply configuration of [`IngressLoadBalancerIngress`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `IngressLoadBalancerIngressApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IngressLoadBalancerIngressApply {
+    /// hostname is set for load-balancer ingress points that are DNS based.
+    pub hostname: Option<::k8s_client_runtime::LeanString>,
+    /// ip is set for load-balancer ingress points that are IP based.
+    pub ip: Option<::k8s_client_runtime::LeanString>,
+    /// ports provides information about the ports exposed by this LoadBalancer.
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::IngressPortStatusApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for IngressLoadBalancerIngressApply {
+    const NAME: &'static str = "IngressLoadBalancerIngressApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "hostname" => 0,
+                "ip" => 1,
+                "ports" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.hostname),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ip),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for IngressLoadBalancerIngressApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.hostname.is_some()) + usize::from(self.ip.is_some())
+            + usize::from(self.ports.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.hostname {
+            out.field("hostname", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ip {
+            out.field("ip", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(IngressLoadBalancerIngressApply);
+#[cfg(feature = "apply")]
+impl IngressLoadBalancerIngressApply {
+    /// Sets `hostname`, replacing an earlier value.
+    #[inline]
+    pub fn with_hostname(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.hostname = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `ip`, replacing an earlier value.
+    #[inline]
+    pub fn with_ip(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.ip = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `ports` (a later call appends more).
+    #[inline]
+    pub fn with_ports(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::networking::v1::IngressPortStatusApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ports.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

@@ -88,3 +88,86 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for IngressLoadBalancerStatus {
         }
     }
 }
+/// The apply configuration of [`IngressLoadBalancerStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `IngressLoadBalancerStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IngressLoadBalancerStatusApply {
+    /// ingress is a list containing ingress points for the load-balancer.
+    pub ingress: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::networking::v1::IngressLoadBalancerIngressApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for IngressLoadBalancerStatusApply {
+    const NAME: &'static str = "IngressLoadBalancerStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "ingress" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ingress,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for IngressLoadBalancerStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.ingress.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.ingress {
+            out.field("ingress", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(IngressLoadBalancerStatusApply);
+#[cfg(feature = "apply")]
+impl IngressLoadBalancerStatusApply {
+    /// Appends the values to `ingress` (a later call appends more).
+    #[inline]
+    pub fn with_ingress(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::networking::v1::IngressLoadBalancerIngressApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ingress
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -130,3 +130,102 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for IngressRule {
             });
     }
 }
+/// The apply configuration of [`IngressRule`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `IngressRuleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IngressRuleApply {
+    /// host is the fully qualified domain name of a network host, as defined by RFC 3986. Note the following deviations from the "host" part of the URI as defined in RFC 3986: 1. IPs are not allowed. Currently an IngressRuleValue can only apply to
+    ///    the IP in the Spec of the parent Ingress.
+    /// 2. The `:` delimiter is not respected because ports are not allowed.
+    /// 	  Currently the port of an Ingress is implicitly :80 for http and
+    /// 	  :443 for https.
+    /// Both these may change in the future. Incoming requests are matched against the host before the IngressRuleValue. If the host is unspecified, the Ingress routes all traffic based on the specified IngressRuleValue.
+    ///
+    /// host can be "precise" which is a domain name without the terminating dot of a network host (e.g. "foo.bar.com") or "wildcard", which is a domain name prefixed with a single wildcard label (e.g. "*.foo.com"). The wildcard character '*' must appear by itself as the first DNS label and matches only a single label. You cannot have a wildcard label by itself (e.g. Host == "*"). Requests will be matched against the Host field in the following way: 1. If host is precise, the request matches this rule if the http host header is equal to Host. 2. If host is a wildcard, then the request matches this rule if the http host header is to equal to the suffix (removing the first label) of the wildcard rule.
+    pub host: Option<::k8s_client_runtime::LeanString>,
+    pub http: Option<
+        ::std::boxed::Box<crate::api::networking::v1::HTTPIngressRuleValueApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressRuleApply {
+    const NAME: &'static str = "IngressRuleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "host" => 0,
+                "http" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.host),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.http,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressRuleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.host.is_some()) + usize::from(self.http.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.host {
+            out.field("host", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.http {
+            out.field("http", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(IngressRuleApply);
+#[cfg(feature = "apply")]
+impl IngressRuleApply {
+    /// Sets `host`, replacing an earlier value.
+    #[inline]
+    pub fn with_host(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.host = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `http`, replacing an earlier value.
+    #[inline]
+    pub fn with_http(
+        mut self,
+        value: crate::api::networking::v1::HTTPIngressRuleValueApply,
+    ) -> Self {
+        self.http = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -170,3 +170,160 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for IngressSpec {
         );
     }
 }
+/// The apply configuration of [`IngressSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `IngressSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IngressSpecApply {
+    /// defaultBackend is the backend that should handle requests that don't match any rule. If Rules are not specified, DefaultBackend must be specified. If DefaultBackend is not set, the handling of requests that do not match any of the rules will be up to the Ingress controller.
+    pub default_backend: Option<
+        ::std::boxed::Box<crate::api::networking::v1::IngressBackendApply>,
+    >,
+    /// ingressClassName is the name of an IngressClass cluster resource. Ingress controller implementations use this field to know whether they should be serving this Ingress resource, by a transitive connection (controller -> IngressClass -> Ingress resource). Although the `kubernetes.io/ingress.class` annotation (simple constant name) was never formally defined, it was widely supported by Ingress controllers to create a direct binding between Ingress controller and Ingress resources. Newly created Ingress resources should prefer using the field. However, even though the annotation is officially deprecated, for backwards compatibility reasons, ingress controllers should still honor that annotation if present.
+    pub ingress_class_name: Option<::k8s_client_runtime::LeanString>,
+    /// rules is a list of host rules used to configure the Ingress. If unspecified, or no rule matches, all traffic is sent to the default backend.
+    pub rules: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::IngressRuleApply>,
+    >,
+    /// tls represents the TLS configuration. Currently the Ingress only supports a single TLS port, 443. If multiple members of this list specify different hosts, they will be multiplexed on the same port according to the hostname specified through the SNI TLS extension, if the ingress controller fulfilling the ingress supports SNI.
+    pub tls: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::IngressTLSApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressSpecApply {
+    const NAME: &'static str = "IngressSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "defaultBackend" => 0,
+                "ingressClassName" => 1,
+                "rules" => 2,
+                "tls" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.default_backend,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.ingress_class_name,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.rules,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.tls,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.default_backend.is_some())
+            + usize::from(self.ingress_class_name.is_some())
+            + usize::from(self.rules.is_some()) + usize::from(self.tls.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.default_backend {
+            out.field("defaultBackend", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ingress_class_name {
+            out.field("ingressClassName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.rules {
+            out.field("rules", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tls {
+            out.field("tls", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(IngressSpecApply);
+#[cfg(feature = "apply")]
+impl IngressSpecApply {
+    /// Sets `defaultBackend`, replacing an earlier value.
+    #[inline]
+    pub fn with_default_backend(
+        mut self,
+        value: crate::api::networking::v1::IngressBackendApply,
+    ) -> Self {
+        self.default_backend = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `ingressClassName`, replacing an earlier value.
+    #[inline]
+    pub fn with_ingress_class_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.ingress_class_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `rules` (a later call appends more).
+    #[inline]
+    pub fn with_rules(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::networking::v1::IngressRuleApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.rules.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Appends the values to `tls` (a later call appends more).
+    #[inline]
+    pub fn with_tls(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::networking::v1::IngressTLSApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.tls.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

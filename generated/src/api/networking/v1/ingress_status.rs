@@ -88,3 +88,76 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for IngressStatus {
         );
     }
 }
+/// The apply configuration of [`IngressStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `IngressStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IngressStatusApply {
+    /// loadBalancer contains the current status of the load-balancer.
+    pub load_balancer: Option<
+        ::std::boxed::Box<crate::api::networking::v1::IngressLoadBalancerStatusApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressStatusApply {
+    const NAME: &'static str = "IngressStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "loadBalancer" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.load_balancer,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.load_balancer.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.load_balancer {
+            out.field("loadBalancer", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(IngressStatusApply);
+#[cfg(feature = "apply")]
+impl IngressStatusApply {
+    /// Sets `loadBalancer`, replacing an earlier value.
+    #[inline]
+    pub fn with_load_balancer(
+        mut self,
+        value: crate::api::networking::v1::IngressLoadBalancerStatusApply,
+    ) -> Self {
+        self.load_balancer = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -108,3 +108,100 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for IngressTLS {
         );
     }
 }
+/// The apply configuration of [`IngressTLS`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `IngressTLSApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IngressTLSApply {
+    /// hosts is a list of hosts included in the TLS certificate. The values in this list must match the name/s used in the tlsSecret. Defaults to the wildcard host setting for the loadbalancer controller fulfilling this Ingress, if left unspecified.
+    pub hosts: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// secretName is the name of the secret used to terminate TLS traffic on port 443. Field is left optional to allow TLS routing based on SNI hostname alone. If the SNI host in a listener conflicts with the "Host" header field used by an IngressRule, the SNI host is used for termination and value of the "Host" header is used for routing.
+    pub secret_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for IngressTLSApply {
+    const NAME: &'static str = "IngressTLSApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "hosts" => 0,
+                "secretName" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.hosts),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.secret_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressTLSApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.hosts.is_some())
+            + usize::from(self.secret_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.hosts {
+            out.field("hosts", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.secret_name {
+            out.field("secretName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(IngressTLSApply);
+#[cfg(feature = "apply")]
+impl IngressTLSApply {
+    /// Appends the values to `hosts` (a later call appends more).
+    #[inline]
+    pub fn with_hosts(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.hosts
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `secretName`, replacing an earlier value.
+    #[inline]
+    pub fn with_secret_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.secret_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

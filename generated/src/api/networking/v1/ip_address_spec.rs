@@ -80,3 +80,74 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for IPAddressSpec {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.parent_ref);
     }
 }
+/// The apply configuration of [`IPAddressSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `IPAddressSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IPAddressSpecApply {
+    /// ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.
+    pub parent_ref: Option<crate::api::networking::v1::ParentReferenceApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for IPAddressSpecApply {
+    const NAME: &'static str = "IPAddressSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "parentRef" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.parent_ref,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for IPAddressSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.parent_ref.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.parent_ref {
+            out.field("parentRef", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(IPAddressSpecApply);
+#[cfg(feature = "apply")]
+impl IPAddressSpecApply {
+    /// Sets `parentRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_parent_ref(
+        mut self,
+        value: crate::api::networking::v1::ParentReferenceApply,
+    ) -> Self {
+        self.parent_ref = ::std::option::Option::Some(value);
+        self
+    }
+}

@@ -113,3 +113,109 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicyEgressRule {
         }
     }
 }
+/// The apply configuration of [`NetworkPolicyEgressRule`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NetworkPolicyEgressRuleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NetworkPolicyEgressRuleApply {
+    /// ports is a list of destination ports for outgoing traffic. Each item in this list is combined using a logical OR. If this field is empty or missing, this rule matches all ports (traffic not restricted by port). If this field is present and contains at least one item, then this rule allows traffic only if the traffic matches at least one port in the list.
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::NetworkPolicyPortApply>,
+    >,
+    /// to is a list of destinations for outgoing traffic of pods selected for this rule. Items in this list are combined using a logical OR operation. If this field is empty or missing, this rule matches all destinations (traffic not restricted by destination). If this field is present and contains at least one item, this rule allows traffic only if the traffic matches at least one item in the to list.
+    pub to: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::NetworkPolicyPeerApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkPolicyEgressRuleApply {
+    const NAME: &'static str = "NetworkPolicyEgressRuleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "ports" => 0,
+                "to" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.to,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyEgressRuleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.ports.is_some()) + usize::from(self.to.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.to {
+            out.field("to", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NetworkPolicyEgressRuleApply);
+#[cfg(feature = "apply")]
+impl NetworkPolicyEgressRuleApply {
+    /// Appends the values to `ports` (a later call appends more).
+    #[inline]
+    pub fn with_ports(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::networking::v1::NetworkPolicyPortApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ports.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Appends the values to `to` (a later call appends more).
+    #[inline]
+    pub fn with_to(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::networking::v1::NetworkPolicyPeerApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.to.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

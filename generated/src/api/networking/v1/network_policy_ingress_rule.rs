@@ -113,3 +113,111 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicyIngressRule {
         }
     }
 }
+/// The apply configuration of [`NetworkPolicyIngressRule`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NetworkPolicyIngressRuleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NetworkPolicyIngressRuleApply {
+    /// from is a list of sources which should be able to access the pods selected for this rule. Items in this list are combined using a logical OR operation. If this field is empty or missing, this rule matches all sources (traffic not restricted by source). If this field is present and contains at least one item, this rule allows traffic only if the traffic matches at least one item in the from list.
+    pub from: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::NetworkPolicyPeerApply>,
+    >,
+    /// ports is a list of ports which should be made accessible on the pods selected for this rule. Each item in this list is combined using a logical OR. If this field is empty or missing, this rule matches all ports (traffic not restricted by port). If this field is present and contains at least one item, then this rule allows traffic only if the traffic matches at least one port in the list.
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::networking::v1::NetworkPolicyPortApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for NetworkPolicyIngressRuleApply {
+    const NAME: &'static str = "NetworkPolicyIngressRuleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "from" => 0,
+                "ports" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.from,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for NetworkPolicyIngressRuleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.from.is_some()) + usize::from(self.ports.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.from {
+            out.field("from", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NetworkPolicyIngressRuleApply);
+#[cfg(feature = "apply")]
+impl NetworkPolicyIngressRuleApply {
+    /// Appends the values to `from` (a later call appends more).
+    #[inline]
+    pub fn with_from(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::networking::v1::NetworkPolicyPeerApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.from.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Appends the values to `ports` (a later call appends more).
+    #[inline]
+    pub fn with_ports(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::networking::v1::NetworkPolicyPortApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ports.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

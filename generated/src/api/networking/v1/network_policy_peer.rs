@@ -146,3 +146,132 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicyPeer {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.ip_block);
     }
 }
+/// The apply configuration of [`NetworkPolicyPeer`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NetworkPolicyPeerApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NetworkPolicyPeerApply {
+    /// ipBlock defines policy on a particular IPBlock. If this field is set then neither of the other fields can be.
+    pub ip_block: Option<::std::boxed::Box<crate::api::networking::v1::IPBlockApply>>,
+    /// namespaceSelector selects namespaces using cluster-scoped labels. This field follows standard label selector semantics; if present but empty, it selects all namespaces.
+    ///
+    /// If podSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the namespaces selected by namespaceSelector. Otherwise it selects all pods in the namespaces selected by namespaceSelector.
+    pub namespace_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+    /// podSelector is a label selector which selects pods. This field follows standard label selector semantics; if present but empty, it selects all pods.
+    ///
+    /// If namespaceSelector is also set, then the NetworkPolicyPeer as a whole selects the pods matching podSelector in the Namespaces selected by NamespaceSelector. Otherwise it selects the pods matching podSelector in the policy's own namespace.
+    pub pod_selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkPolicyPeerApply {
+    const NAME: &'static str = "NetworkPolicyPeerApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "ipBlock" => 0,
+                "namespaceSelector" => 1,
+                "podSelector" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.ip_block,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.namespace_selector,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.pod_selector,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyPeerApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.ip_block.is_some())
+            + usize::from(self.namespace_selector.is_some())
+            + usize::from(self.pod_selector.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.ip_block {
+            out.field("ipBlock", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.namespace_selector {
+            out.field("namespaceSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_selector {
+            out.field("podSelector", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NetworkPolicyPeerApply);
+#[cfg(feature = "apply")]
+impl NetworkPolicyPeerApply {
+    /// Sets `ipBlock`, replacing an earlier value.
+    #[inline]
+    pub fn with_ip_block(
+        mut self,
+        value: crate::api::networking::v1::IPBlockApply,
+    ) -> Self {
+        self.ip_block = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `namespaceSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.namespace_selector = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `podSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.pod_selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

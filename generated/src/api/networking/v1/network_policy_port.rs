@@ -117,3 +117,108 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicyPort {
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.end_port);
     }
 }
+/// The apply configuration of [`NetworkPolicyPort`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NetworkPolicyPortApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NetworkPolicyPortApply {
+    /// endPort indicates that the range of ports from port to endPort if set, inclusive, should be allowed by the policy. This field cannot be defined if the port field is not defined or if the port field is defined as a named (string) port. The endPort must be equal or greater than port.
+    pub end_port: Option<i32>,
+    /// port represents the port on the given protocol. This can either be a numerical or named port on a pod. If this field is not provided, this matches all port names and numbers. If present, only traffic on the specified protocol AND port will be matched.
+    pub port: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    /// protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match. If not specified, this field defaults to TCP.
+    ///
+    /// Possible enum values:
+    ///  - `"SCTP"` is the SCTP protocol.
+    ///  - `"TCP"` is the TCP protocol.
+    ///  - `"UDP"` is the UDP protocol.
+    pub protocol: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkPolicyPortApply {
+    const NAME: &'static str = "NetworkPolicyPortApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "endPort" => 0,
+                "port" => 1,
+                "protocol" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.end_port = map.next_value()?,
+            1 => self.port = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.protocol),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyPortApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.end_port.is_some()) + usize::from(self.port.is_some())
+            + usize::from(self.protocol.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.end_port {
+            out.field("endPort", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.port {
+            out.field("port", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.protocol {
+            out.field("protocol", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NetworkPolicyPortApply);
+#[cfg(feature = "apply")]
+impl NetworkPolicyPortApply {
+    /// Sets `endPort`, replacing an earlier value.
+    #[inline]
+    pub fn with_end_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.end_port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `port`, replacing an earlier value.
+    #[inline]
+    pub fn with_port(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `protocol`, replacing an earlier value.
+    #[inline]
+    pub fn with_protocol(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.protocol = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -16,3 +16,15 @@ mod service_cidr_spec;
 pub use self::service_cidr_spec::ServiceCIDRSpec;
 mod service_cidr_status;
 pub use self::service_cidr_status::ServiceCIDRStatus;
+#[cfg(feature = "apply")]
+pub use self::ip_address::IPAddressApply;
+#[cfg(feature = "apply")]
+pub use self::ip_address_spec::IPAddressSpecApply;
+#[cfg(feature = "apply")]
+pub use self::parent_reference::ParentReferenceApply;
+#[cfg(feature = "apply")]
+pub use self::service_cidr::ServiceCIDRApply;
+#[cfg(feature = "apply")]
+pub use self::service_cidr_spec::ServiceCIDRSpecApply;
+#[cfg(feature = "apply")]
+pub use self::service_cidr_status::ServiceCIDRStatusApply;

@@ -8,3 +8,9 @@ mod runtime_class_list;
 pub use self::runtime_class_list::RuntimeClassList;
 mod scheduling;
 pub use self::scheduling::Scheduling;
+#[cfg(feature = "apply")]
+pub use self::overhead::OverheadApply;
+#[cfg(feature = "apply")]
+pub use self::runtime_class::RuntimeClassApply;
+#[cfg(feature = "apply")]
+pub use self::scheduling::SchedulingApply;

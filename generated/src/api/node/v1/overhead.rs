@@ -82,3 +82,86 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Overhead {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.pod_fixed);
     }
 }
+/// The apply configuration of [`Overhead`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `OverheadApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OverheadApply {
+    /// podFixed represents the fixed resource overhead associated with running a pod.
+    pub pod_fixed: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for OverheadApply {
+    const NAME: &'static str = "OverheadApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "podFixed" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.pod_fixed,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for OverheadApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.pod_fixed.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.pod_fixed {
+            out.field("podFixed", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(OverheadApply);
+#[cfg(feature = "apply")]
+impl OverheadApply {
+    /// Adds the entries to `podFixed`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_pod_fixed(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.pod_fixed
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+}

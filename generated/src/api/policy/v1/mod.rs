@@ -10,3 +10,11 @@ mod pod_disruption_budget_spec;
 pub use self::pod_disruption_budget_spec::PodDisruptionBudgetSpec;
 mod pod_disruption_budget_status;
 pub use self::pod_disruption_budget_status::PodDisruptionBudgetStatus;
+#[cfg(feature = "apply")]
+pub use self::eviction::EvictionApply;
+#[cfg(feature = "apply")]
+pub use self::pod_disruption_budget::PodDisruptionBudgetApply;
+#[cfg(feature = "apply")]
+pub use self::pod_disruption_budget_spec::PodDisruptionBudgetSpecApply;
+#[cfg(feature = "apply")]
+pub use self::pod_disruption_budget_status::PodDisruptionBudgetStatusApply;

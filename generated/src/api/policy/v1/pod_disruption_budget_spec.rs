@@ -157,3 +157,149 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodDisruptionBudgetSpec {
         );
     }
 }
+/// The apply configuration of [`PodDisruptionBudgetSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodDisruptionBudgetSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodDisruptionBudgetSpecApply {
+    /// An eviction is allowed if at most "maxUnavailable" pods selected by "selector" are unavailable after the eviction, i.e. even in absence of the evicted pod. For example, one can prevent all voluntary evictions by specifying 0. This is a mutually exclusive setting with "minAvailable".
+    pub max_unavailable: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    /// An eviction is allowed if at least "minAvailable" pods selected by "selector" will still be available after the eviction, i.e. even in the absence of the evicted pod.  So for example you can prevent all voluntary evictions by specifying "100%".
+    pub min_available: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    /// Label query over pods whose evictions are managed by the disruption budget. A null selector will match no pods, while an empty ({}) selector will select all pods within the namespace.
+    pub selector: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply>,
+    >,
+    /// UnhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered for eviction. Current implementation considers healthy pods, as pods that have status.conditions item with type="Ready",status="True".
+    ///
+    /// Valid policies are IfHealthyBudget and AlwaysAllow. If no policy is specified, the default behavior will be used, which corresponds to the IfHealthyBudget policy.
+    ///
+    /// IfHealthyBudget policy means that running pods (status.phase="Running"), but not yet healthy can be evicted only if the guarded application is not disrupted (status.currentHealthy is at least equal to status.desiredHealthy). Healthy pods will be subject to the PDB for eviction.
+    ///
+    /// AlwaysAllow policy means that all running pods (status.phase="Running"), but not yet healthy are considered disrupted and can be evicted regardless of whether the criteria in a PDB is met. This means perspective running pods of a disrupted application might not get a chance to become healthy. Healthy pods will be subject to the PDB for eviction.
+    ///
+    /// Additional policies may be added in the future. Clients making eviction decisions should disallow eviction of unhealthy pods if they encounter an unrecognized policy in this field.
+    ///
+    /// Possible enum values:
+    ///  - `"AlwaysAllow"` policy means that all running pods (status.phase="Running"), but not yet healthy are considered disrupted and can be evicted regardless of whether the criteria in a PDB is met. This means perspective running pods of a disrupted application might not get a chance to become healthy. Healthy pods will be subject to the PDB for eviction.
+    ///  - `"IfHealthyBudget"` policy means that running pods (status.phase="Running"), but not yet healthy can be evicted only if the guarded application is not disrupted (status.currentHealthy is at least equal to status.desiredHealthy). Healthy pods will be subject to the PDB for eviction.
+    pub unhealthy_pod_eviction_policy: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PodDisruptionBudgetSpecApply {
+    const NAME: &'static str = "PodDisruptionBudgetSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "maxUnavailable" => 0,
+                "minAvailable" => 1,
+                "selector" => 2,
+                "unhealthyPodEvictionPolicy" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.max_unavailable = map.next_value()?,
+            1 => self.min_available = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.unhealthy_pod_eviction_policy,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDisruptionBudgetSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.max_unavailable.is_some())
+            + usize::from(self.min_available.is_some())
+            + usize::from(self.selector.is_some())
+            + usize::from(self.unhealthy_pod_eviction_policy.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.max_unavailable {
+            out.field("maxUnavailable", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.min_available {
+            out.field("minAvailable", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.unhealthy_pod_eviction_policy {
+            out.field("unhealthyPodEvictionPolicy", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodDisruptionBudgetSpecApply);
+#[cfg(feature = "apply")]
+impl PodDisruptionBudgetSpecApply {
+    /// Sets `maxUnavailable`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_unavailable(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.max_unavailable = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `minAvailable`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_available(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.min_available = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `unhealthyPodEvictionPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_unhealthy_pod_eviction_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.unhealthy_pod_eviction_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -200,3 +200,204 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodDisruptionBudgetStatus {
         }
     }
 }
+/// The apply configuration of [`PodDisruptionBudgetStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodDisruptionBudgetStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodDisruptionBudgetStatusApply {
+    /// Conditions contain conditions for PDB. The disruption controller sets the DisruptionAllowed condition. The following are known values for the reason field (additional reasons could be added in the future): - SyncFailed: The controller encountered an error and wasn't able to compute
+    ///               the number of allowed disruptions. Therefore no disruptions are
+    ///               allowed and the status of the condition will be False.
+    /// - InsufficientPods: The number of pods are either at or below the number
+    ///                     required by the PodDisruptionBudget. No disruptions are
+    ///                     allowed and the status of the condition will be False.
+    /// - SufficientPods: There are more pods than required by the PodDisruptionBudget.
+    ///                   The condition will be True, and the number of allowed
+    ///                   disruptions are provided by the disruptionsAllowed property.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::ConditionApply,
+        >,
+    >,
+    /// current number of healthy pods
+    pub current_healthy: Option<i32>,
+    /// minimum desired number of healthy pods
+    pub desired_healthy: Option<i32>,
+    /// DisruptedPods contains information about pods whose eviction was processed by the API server eviction subresource handler but has not yet been observed by the PodDisruptionBudget controller. A pod will be in this map from the time when the API server processed the eviction request to the time when the pod is seen by PDB controller as having been marked for deletion (or after a timeout). The key in the map is the name of the pod and the value is the time when the API server processed the eviction request. If the deletion didn't occur and a pod is still there it will be removed from the list automatically by PodDisruptionBudget controller after some time. If everything goes smooth this map should be empty for the most of the time. Large number of entries in the map may indicate problems with pod deletions.
+    pub disrupted_pods: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    >,
+    /// Number of pod disruptions that are currently allowed.
+    pub disruptions_allowed: Option<i32>,
+    /// total number of pods counted by this disruption budget
+    pub expected_pods: Option<i32>,
+    /// Most recent generation observed when updating this PDB status. DisruptionsAllowed and other status information is valid only if observedGeneration equals to PDB's object generation.
+    pub observed_generation: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for PodDisruptionBudgetStatusApply {
+    const NAME: &'static str = "PodDisruptionBudgetStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conditions" => 0,
+                "currentHealthy" => 1,
+                "desiredHealthy" => 2,
+                "disruptedPods" => 3,
+                "disruptionsAllowed" => 4,
+                "expectedPods" => 5,
+                "observedGeneration" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.current_healthy = map.next_value()?,
+            2 => self.desired_healthy = map.next_value()?,
+            3 => self.disrupted_pods = map.next_value()?,
+            4 => self.disruptions_allowed = map.next_value()?,
+            5 => self.expected_pods = map.next_value()?,
+            6 => self.observed_generation = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for PodDisruptionBudgetStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.conditions.is_some())
+            + usize::from(self.current_healthy.is_some())
+            + usize::from(self.desired_healthy.is_some())
+            + usize::from(self.disrupted_pods.is_some())
+            + usize::from(self.disruptions_allowed.is_some())
+            + usize::from(self.expected_pods.is_some())
+            + usize::from(self.observed_generation.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.current_healthy {
+            out.field("currentHealthy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.desired_healthy {
+            out.field("desiredHealthy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.disrupted_pods {
+            out.field("disruptedPods", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.disruptions_allowed {
+            out.field("disruptionsAllowed", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.expected_pods {
+            out.field("expectedPods", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodDisruptionBudgetStatusApply);
+#[cfg(feature = "apply")]
+impl PodDisruptionBudgetStatusApply {
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::ConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `currentHealthy`, replacing an earlier value.
+    #[inline]
+    pub fn with_current_healthy(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.current_healthy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `desiredHealthy`, replacing an earlier value.
+    #[inline]
+    pub fn with_desired_healthy(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.desired_healthy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `disruptedPods`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_disrupted_pods(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.disrupted_pods
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `disruptionsAllowed`, replacing an earlier value.
+    #[inline]
+    pub fn with_disruptions_allowed(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.disruptions_allowed = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `expectedPods`, replacing an earlier value.
+    #[inline]
+    pub fn with_expected_pods(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.expected_pods = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+}

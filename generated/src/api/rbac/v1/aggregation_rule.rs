@@ -88,3 +88,84 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for AggregationRule {
         }
     }
 }
+/// The apply configuration of [`AggregationRule`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `AggregationRuleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AggregationRuleApply {
+    /// ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added
+    pub cluster_role_selectors: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for AggregationRuleApply {
+    const NAME: &'static str = "AggregationRuleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "clusterRoleSelectors" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.cluster_role_selectors,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for AggregationRuleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.cluster_role_selectors.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.cluster_role_selectors {
+            out.field("clusterRoleSelectors", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(AggregationRuleApply);
+#[cfg(feature = "apply")]
+impl AggregationRuleApply {
+    /// Appends the values to `clusterRoleSelectors` (a later call appends more).
+    #[inline]
+    pub fn with_cluster_role_selectors(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.cluster_role_selectors
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -24,3 +24,19 @@ mod role_ref;
 pub use self::role_ref::RoleRef;
 mod subject;
 pub use self::subject::Subject;
+#[cfg(feature = "apply")]
+pub use self::aggregation_rule::AggregationRuleApply;
+#[cfg(feature = "apply")]
+pub use self::cluster_role::ClusterRoleApply;
+#[cfg(feature = "apply")]
+pub use self::cluster_role_binding::ClusterRoleBindingApply;
+#[cfg(feature = "apply")]
+pub use self::policy_rule::PolicyRuleApply;
+#[cfg(feature = "apply")]
+pub use self::role::RoleApply;
+#[cfg(feature = "apply")]
+pub use self::role_binding::RoleBindingApply;
+#[cfg(feature = "apply")]
+pub use self::role_ref::RoleRefApply;
+#[cfg(feature = "apply")]
+pub use self::subject::SubjectApply;

@@ -144,3 +144,142 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CapacityRequestPolicy {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.valid_range);
     }
 }
+/// The apply configuration of [`CapacityRequestPolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CapacityRequestPolicyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CapacityRequestPolicyApply {
+    /// Default specifies how much of this capacity is consumed by a request that does not contain an entry for it in DeviceRequest's Capacity.
+    pub default: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    /// ValidRange defines an acceptable quantity value range in consuming requests.
+    ///
+    /// If this field is set, Default must be defined and it must fall within the defined ValidRange.
+    ///
+    /// If the requested amount does not fall within the defined range, the request violates the policy, and this device cannot be allocated.
+    ///
+    /// If the request doesn't contain this capacity entry, Default value is used.
+    pub valid_range: Option<
+        ::std::boxed::Box<crate::api::resource::v1::CapacityRequestPolicyRangeApply>,
+    >,
+    /// ValidValues defines a set of acceptable quantity values in consuming requests.
+    ///
+    /// Must not contain more than 10 entries. Must be sorted in ascending order.
+    ///
+    /// If this field is set, Default must be defined and it must be included in ValidValues list.
+    ///
+    /// If the requested amount does not match any valid value but smaller than some valid values, the scheduler calculates the smallest valid value that is greater than or equal to the request. That is: min(ceil(requestedValue) ∈ validValues), where requestedValue ≤ max(validValues).
+    ///
+    /// If the requested amount exceeds all valid values, the request violates the policy, and this device cannot be allocated.
+    pub valid_values: Option<
+        ::k8s_client_runtime::ThinVec<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CapacityRequestPolicyApply {
+    const NAME: &'static str = "CapacityRequestPolicyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "default" => 0,
+                "validRange" => 1,
+                "validValues" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.default = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.valid_range,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.valid_values,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CapacityRequestPolicyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.default.is_some())
+            + usize::from(self.valid_range.is_some())
+            + usize::from(self.valid_values.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.default {
+            out.field("default", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.valid_range {
+            out.field("validRange", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.valid_values {
+            out.field("validValues", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CapacityRequestPolicyApply);
+#[cfg(feature = "apply")]
+impl CapacityRequestPolicyApply {
+    /// Sets `default`, replacing an earlier value.
+    #[inline]
+    pub fn with_default(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.default = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `validRange`, replacing an earlier value.
+    #[inline]
+    pub fn with_valid_range(
+        mut self,
+        value: crate::api::resource::v1::CapacityRequestPolicyRangeApply,
+    ) -> Self {
+        self.valid_range = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `validValues` (a later call appends more).
+    #[inline]
+    pub fn with_valid_values(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<
+                crate::apimachinery::pkg::api::resource::Quantity,
+            >,
+        >,
+    ) -> Self {
+        for value in values {
+            self.valid_values
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

@@ -118,3 +118,114 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CapacityRequestPolicyRange 
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.step);
     }
 }
+/// The apply configuration of [`CapacityRequestPolicyRange`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CapacityRequestPolicyRangeApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CapacityRequestPolicyRangeApply {
+    /// Max defines the upper limit for capacity that can be requested.
+    ///
+    /// Max must be less than or equal to the capacity value. Min and requestPolicy.default must be less than or equal to the maximum.
+    pub max: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    /// Min specifies the minimum capacity allowed for a consumption request.
+    ///
+    /// Min must be greater than or equal to zero, and less than or equal to the capacity value. requestPolicy.default must be more than or equal to the minimum.
+    pub min: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+    /// Step defines the step size between valid capacity amounts within the range.
+    ///
+    /// Max (if set) and requestPolicy.default must be a multiple of Step. Min + Step must be less than or equal to the capacity value.
+    pub step: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CapacityRequestPolicyRangeApply {
+    const NAME: &'static str = "CapacityRequestPolicyRangeApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "max" => 0,
+                "min" => 1,
+                "step" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.max = map.next_value()?,
+            1 => self.min = map.next_value()?,
+            2 => self.step = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CapacityRequestPolicyRangeApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.max.is_some()) + usize::from(self.min.is_some())
+            + usize::from(self.step.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.max {
+            out.field("max", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.min {
+            out.field("min", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.step {
+            out.field("step", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CapacityRequestPolicyRangeApply);
+#[cfg(feature = "apply")]
+impl CapacityRequestPolicyRangeApply {
+    /// Sets `max`, replacing an earlier value.
+    #[inline]
+    pub fn with_max(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.max = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `min`, replacing an earlier value.
+    #[inline]
+    pub fn with_min(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.min = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `step`, replacing an earlier value.
+    #[inline]
+    pub fn with_step(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.step = ::std::option::Option::Some(value.into());
+        self
+    }
+}

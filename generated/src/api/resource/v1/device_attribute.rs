@@ -132,3 +132,118 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceAttribute {
         ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.version);
     }
 }
+/// The apply configuration of [`DeviceAttribute`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceAttributeApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceAttributeApply {
+    /// BoolValue is a true/false value.
+    pub bool: Option<bool>,
+    /// IntValue is a number.
+    pub int: Option<i64>,
+    /// StringValue is a string. Must not be longer than 64 characters.
+    pub string: Option<::k8s_client_runtime::LeanString>,
+    /// VersionValue is a semantic version according to semver.org spec 2.0.0. Must not be longer than 64 characters.
+    pub version: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceAttributeApply {
+    const NAME: &'static str = "DeviceAttributeApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "bool" => 0,
+                "int" => 1,
+                "string" => 2,
+                "version" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.bool = map.next_value()?,
+            1 => self.int = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.string),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.version),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceAttributeApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.bool.is_some()) + usize::from(self.int.is_some())
+            + usize::from(self.string.is_some()) + usize::from(self.version.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.bool {
+            out.field("bool", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.int {
+            out.field("int", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.string {
+            out.field("string", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.version {
+            out.field("version", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceAttributeApply);
+#[cfg(feature = "apply")]
+impl DeviceAttributeApply {
+    /// Sets `bool`, replacing an earlier value.
+    #[inline]
+    pub fn with_bool(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.bool = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `int`, replacing an earlier value.
+    #[inline]
+    pub fn with_int(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.int = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `string`, replacing an earlier value.
+    #[inline]
+    pub fn with_string(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.string = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `version`, replacing an earlier value.
+    #[inline]
+    pub fn with_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.version = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -108,3 +108,101 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceCapacity {
         );
     }
 }
+/// The apply configuration of [`DeviceCapacity`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceCapacityApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceCapacityApply {
+    /// RequestPolicy defines how this DeviceCapacity must be consumed when the device is allowed to be shared by multiple allocations.
+    ///
+    /// The Device must have allowMultipleAllocations set to true in order to set a requestPolicy.
+    ///
+    /// If unset, capacity requests are unconstrained: requests can consume any amount of capacity, as long as the total consumed across all allocations does not exceed the device's defined capacity. If request is also unset, default is the full capacity value.
+    pub request_policy: Option<
+        ::std::boxed::Box<crate::api::resource::v1::CapacityRequestPolicyApply>,
+    >,
+    /// Value defines how much of a certain capacity that device has.
+    ///
+    /// This field reflects the fixed total capacity and does not change. The consumed amount is tracked separately by scheduler and does not affect this value.
+    pub value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceCapacityApply {
+    const NAME: &'static str = "DeviceCapacityApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "requestPolicy" => 0,
+                "value" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.request_policy,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceCapacityApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.request_policy.is_some())
+            + usize::from(self.value.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.request_policy {
+            out.field("requestPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value {
+            out.field("value", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceCapacityApply);
+#[cfg(feature = "apply")]
+impl DeviceCapacityApply {
+    /// Sets `requestPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_request_policy(
+        mut self,
+        value: crate::api::resource::v1::CapacityRequestPolicyApply,
+    ) -> Self {
+        self.request_policy = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value`, replacing an earlier value.
+    #[inline]
+    pub fn with_value(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.value = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -142,3 +142,146 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClaim {
         }
     }
 }
+/// The apply configuration of [`DeviceClaim`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceClaimApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceClaimApply {
+    /// This field holds configuration for multiple potential drivers which could satisfy requests in this claim. It is ignored while allocating the claim.
+    pub config: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1::DeviceClaimConfigurationApply,
+        >,
+    >,
+    /// These constraints must be satisfied by the set of devices that get allocated for the claim.
+    pub constraints: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceConstraintApply>,
+    >,
+    /// Requests represent individual requests for distinct devices which must all be satisfied. If empty, nothing needs to be allocated.
+    pub requests: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceRequestApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceClaimApply {
+    const NAME: &'static str = "DeviceClaimApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "config" => 0,
+                "constraints" => 1,
+                "requests" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.config,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.constraints,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.requests,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceClaimApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.config.is_some())
+            + usize::from(self.constraints.is_some())
+            + usize::from(self.requests.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.config {
+            out.field("config", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.constraints {
+            out.field("constraints", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.requests {
+            out.field("requests", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceClaimApply);
+#[cfg(feature = "apply")]
+impl DeviceClaimApply {
+    /// Appends the values to `config` (a later call appends more).
+    #[inline]
+    pub fn with_config(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1::DeviceClaimConfigurationApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.config.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Appends the values to `constraints` (a later call appends more).
+    #[inline]
+    pub fn with_constraints(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1::DeviceConstraintApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.constraints
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `requests` (a later call appends more).
+    #[inline]
+    pub fn with_requests(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1::DeviceRequestApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.requests
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -104,3 +104,78 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClassConfiguration {
             });
     }
 }
+/// The apply configuration of [`DeviceClassConfiguration`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceClassConfigurationApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceClassConfigurationApply {
+    /// Opaque provides driver-specific configuration parameters.
+    pub opaque: Option<
+        ::std::boxed::Box<crate::api::resource::v1::OpaqueDeviceConfigurationApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeviceClassConfigurationApply {
+    const NAME: &'static str = "DeviceClassConfigurationApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "opaque" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.opaque,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeviceClassConfigurationApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.opaque.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.opaque {
+            out.field("opaque", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceClassConfigurationApply);
+#[cfg(feature = "apply")]
+impl DeviceClassConfigurationApply {
+    /// Sets `opaque`, replacing an earlier value.
+    #[inline]
+    pub fn with_opaque(
+        mut self,
+        value: crate::api::resource::v1::OpaqueDeviceConfigurationApply,
+    ) -> Self {
+        self.opaque = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -145,3 +145,141 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClassSpec {
         );
     }
 }
+/// The apply configuration of [`DeviceClassSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceClassSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceClassSpecApply {
+    /// Config defines configuration parameters that apply to each device that is claimed via this class. Some classses may potentially be satisfied by multiple drivers, so each instance of a vendor configuration applies to exactly one driver.
+    ///
+    /// They are passed to the driver, but are not considered while allocating the claim.
+    pub config: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1::DeviceClassConfigurationApply,
+        >,
+    >,
+    /// ExtendedResourceName is the extended resource name for the devices of this class. The devices of this class can be used to satisfy a pod's extended resource requests. It has the same format as the name of a pod's extended resource. It should be unique among all the device classes in a cluster. If two device classes have the same name, then the class created later is picked to satisfy a pod's extended resource requests. If two classes are created at the same time, then the name of the class lexicographically sorted first is picked.
+    ///
+    /// This is an alpha field.
+    pub extended_resource_name: Option<::k8s_client_runtime::LeanString>,
+    /// Each selector must be satisfied by a device which is claimed via this class.
+    pub selectors: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceSelectorApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceClassSpecApply {
+    const NAME: &'static str = "DeviceClassSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "config" => 0,
+                "extendedResourceName" => 1,
+                "selectors" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.config,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.extended_resource_name,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.selectors,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceClassSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.config.is_some())
+            + usize::from(self.extended_resource_name.is_some())
+            + usize::from(self.selectors.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.config {
+            out.field("config", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.extended_resource_name {
+            out.field("extendedResourceName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selectors {
+            out.field("selectors", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceClassSpecApply);
+#[cfg(feature = "apply")]
+impl DeviceClassSpecApply {
+    /// Appends the values to `config` (a later call appends more).
+    #[inline]
+    pub fn with_config(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1::DeviceClassConfigurationApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.config.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `extendedResourceName`, replacing an earlier value.
+    #[inline]
+    pub fn with_extended_resource_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.extended_resource_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `selectors` (a later call appends more).
+    #[inline]
+    pub fn with_selectors(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1::DeviceSelectorApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.selectors
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

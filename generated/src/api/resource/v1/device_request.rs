@@ -136,3 +136,137 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceRequest {
         }
     }
 }
+/// The apply configuration of [`DeviceRequest`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceRequestApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceRequestApply {
+    /// Exactly specifies the details for a single request that must be met exactly for the request to be satisfied.
+    ///
+    /// One of Exactly or FirstAvailable must be set.
+    pub exactly: Option<
+        ::std::boxed::Box<crate::api::resource::v1::ExactDeviceRequestApply>,
+    >,
+    /// FirstAvailable contains subrequests, of which exactly one will be selected by the scheduler. It tries to satisfy them in the order in which they are listed here. So if there are two entries in the list, the scheduler will only check the second one if it determines that the first one can not be used.
+    ///
+    /// DRA does not yet implement scoring, so the scheduler will select the first set of devices that satisfies all the requests in the claim. And if the requirements can be satisfied on more than one node, other scheduling features will determine which node is chosen. This means that the set of devices allocated to a claim might not be the optimal set available to the cluster. Scoring will be implemented later.
+    pub first_available: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1::DeviceSubRequestApply>,
+    >,
+    /// Name can be used to reference this request in a pod.spec.containers[].resources.claims entry and in a constraint of the claim.
+    ///
+    /// References using the name in the DeviceRequest will uniquely identify a request when the Exactly field is set. When the FirstAvailable field is set, a reference to the name of the DeviceRequest will match whatever subrequest is chosen by the scheduler.
+    ///
+    /// Must be a DNS label.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceRequestApply {
+    const NAME: &'static str = "DeviceRequestApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "exactly" => 0,
+                "firstAvailable" => 1,
+                "name" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.exactly,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.first_available,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceRequestApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.exactly.is_some())
+            + usize::from(self.first_available.is_some())
+            + usize::from(self.name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.exactly {
+            out.field("exactly", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.first_available {
+            out.field("firstAvailable", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceRequestApply);
+#[cfg(feature = "apply")]
+impl DeviceRequestApply {
+    /// Sets `exactly`, replacing an earlier value.
+    #[inline]
+    pub fn with_exactly(
+        mut self,
+        value: crate::api::resource::v1::ExactDeviceRequestApply,
+    ) -> Self {
+        self.exactly = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `firstAvailable` (a later call appends more).
+    #[inline]
+    pub fn with_first_available(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1::DeviceSubRequestApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.first_available
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

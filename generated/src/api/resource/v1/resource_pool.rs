@@ -115,3 +115,108 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourcePool {
         );
     }
 }
+/// The apply configuration of [`ResourcePool`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourcePoolApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourcePoolApply {
+    /// Generation tracks the change in a pool over time. Whenever a driver changes something about one or more of the resources in a pool, it must change the generation in all ResourceSlices which are part of that pool. Consumers of ResourceSlices should only consider resources from the pool with the highest generation number. The generation may be reset by drivers, which should be fine for consumers, assuming that all ResourceSlices in a pool are updated to match or deleted.
+    ///
+    /// Combined with ResourceSliceCount, this mechanism enables consumers to detect pools which are comprised of multiple ResourceSlices and are in an incomplete state.
+    pub generation: Option<i64>,
+    /// Name is used to identify the pool. For node-local devices, this is often the node name, but this is not required.
+    ///
+    /// It must not be longer than 253 characters and must consist of one or more DNS sub-domains separated by slashes. This field is immutable.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// ResourceSliceCount is the total number of ResourceSlices in the pool at this generation number. Must be greater than zero.
+    ///
+    /// Consumers can use this to check whether they have seen all ResourceSlices belonging to the same pool.
+    pub resource_slice_count: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourcePoolApply {
+    const NAME: &'static str = "ResourcePoolApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "generation" => 0,
+                "name" => 1,
+                "resourceSliceCount" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.generation = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            2 => self.resource_slice_count = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourcePoolApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.generation.is_some())
+            + usize::from(self.name.is_some())
+            + usize::from(self.resource_slice_count.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.generation {
+            out.field("generation", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_slice_count {
+            out.field("resourceSliceCount", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourcePoolApply);
+#[cfg(feature = "apply")]
+impl ResourcePoolApply {
+    /// Sets `generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resourceSliceCount`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_slice_count(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.resource_slice_count = ::std::option::Option::Some(value.into());
+        self
+    }
+}

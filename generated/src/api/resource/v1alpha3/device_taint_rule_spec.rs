@@ -106,3 +106,102 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceTaintRuleSpec {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.taint);
     }
 }
+/// The apply configuration of [`DeviceTaintRuleSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceTaintRuleSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceTaintRuleSpecApply {
+    /// DeviceSelector defines which device(s) the taint is applied to. All selector criteria must be satisfied for a device to match. The empty selector matches all devices. Without a selector, no devices are matches.
+    pub device_selector: Option<
+        ::std::boxed::Box<crate::api::resource::v1alpha3::DeviceTaintSelectorApply>,
+    >,
+    /// The taint that gets applied to matching devices.
+    pub taint: Option<crate::api::resource::v1alpha3::DeviceTaintApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceTaintRuleSpecApply {
+    const NAME: &'static str = "DeviceTaintRuleSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "deviceSelector" => 0,
+                "taint" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.device_selector,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.taint,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintRuleSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.device_selector.is_some())
+            + usize::from(self.taint.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.device_selector {
+            out.field("deviceSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.taint {
+            out.field("taint", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceTaintRuleSpecApply);
+#[cfg(feature = "apply")]
+impl DeviceTaintRuleSpecApply {
+    /// Sets `deviceSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_device_selector(
+        mut self,
+        value: crate::api::resource::v1alpha3::DeviceTaintSelectorApply,
+    ) -> Self {
+        self.device_selector = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `taint`, replacing an earlier value.
+    #[inline]
+    pub fn with_taint(
+        mut self,
+        value: crate::api::resource::v1alpha3::DeviceTaintApply,
+    ) -> Self {
+        self.taint = ::std::option::Option::Some(value);
+        self
+    }
+}

@@ -124,3 +124,116 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceTaintSelector {
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.device);
     }
 }
+/// The apply configuration of [`DeviceTaintSelector`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceTaintSelectorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceTaintSelectorApply {
+    /// If device is set, only devices with that name are selected. This field corresponds to slice.spec.devices[].name.
+    ///
+    /// Setting also driver and pool may be required to avoid ambiguity, but is not required.
+    pub device: Option<::k8s_client_runtime::LeanString>,
+    /// If driver is set, only devices from that driver are selected. This fields corresponds to slice.spec.driver.
+    pub driver: Option<::k8s_client_runtime::LeanString>,
+    /// If pool is set, only devices in that pool are selected.
+    ///
+    /// Also setting the driver name may be useful to avoid ambiguity when different drivers use the same pool name, but this is not required because selecting pools from different drivers may also be useful, for example when drivers with node-local devices use the node name as their pool name.
+    pub pool: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceTaintSelectorApply {
+    const NAME: &'static str = "DeviceTaintSelectorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "device" => 0,
+                "driver" => 1,
+                "pool" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.device),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.driver),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pool),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintSelectorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.device.is_some()) + usize::from(self.driver.is_some())
+            + usize::from(self.pool.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.device {
+            out.field("device", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.driver {
+            out.field("driver", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pool {
+            out.field("pool", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceTaintSelectorApply);
+#[cfg(feature = "apply")]
+impl DeviceTaintSelectorApply {
+    /// Sets `device`, replacing an earlier value.
+    #[inline]
+    pub fn with_device(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.device = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `driver`, replacing an earlier value.
+    #[inline]
+    pub fn with_driver(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.driver = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `pool`, replacing an earlier value.
+    #[inline]
+    pub fn with_pool(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pool = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -12,3 +12,13 @@ mod device_taint_rule_status;
 pub use self::device_taint_rule_status::DeviceTaintRuleStatus;
 mod device_taint_selector;
 pub use self::device_taint_selector::DeviceTaintSelector;
+#[cfg(feature = "apply")]
+pub use self::device_taint::DeviceTaintApply;
+#[cfg(feature = "apply")]
+pub use self::device_taint_rule::DeviceTaintRuleApply;
+#[cfg(feature = "apply")]
+pub use self::device_taint_rule_spec::DeviceTaintRuleSpecApply;
+#[cfg(feature = "apply")]
+pub use self::device_taint_rule_status::DeviceTaintRuleStatusApply;
+#[cfg(feature = "apply")]
+pub use self::device_taint_selector::DeviceTaintSelectorApply;

@@ -219,3 +219,217 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for AllocatedDeviceStatus {
         ::k8s_client_runtime::protobuf::encode::option(writer, 7, &self.share_id);
     }
 }
+/// The apply configuration of [`AllocatedDeviceStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `AllocatedDeviceStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AllocatedDeviceStatusApply {
+    /// Conditions contains the latest observation of the device's state. If the device has been configured according to the class and claim config references, the `Ready` condition should be True.
+    ///
+    /// Must not contain more than 8 entries.
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::ConditionApply,
+        >,
+    >,
+    /// Data contains arbitrary driver-specific data.
+    ///
+    /// The length of the raw data must be smaller or equal to 10 Ki.
+    pub data: Option<crate::apimachinery::pkg::runtime::RawExtension>,
+    /// Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
+    pub device: Option<::k8s_client_runtime::LeanString>,
+    /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to process the allocation once the claim is needed on a node.
+    ///
+    /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
+    pub driver: Option<::k8s_client_runtime::LeanString>,
+    /// NetworkData contains network-related information specific to the device.
+    pub network_data: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::NetworkDeviceDataApply>,
+    >,
+    /// This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
+    ///
+    /// Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes.
+    pub pool: Option<::k8s_client_runtime::LeanString>,
+    /// ShareID uniquely identifies an individual allocation share of the device.
+    pub share_id: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for AllocatedDeviceStatusApply {
+    const NAME: &'static str = "AllocatedDeviceStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conditions" => 0,
+                "data" => 1,
+                "device" => 2,
+                "driver" => 3,
+                "networkData" => 4,
+                "pool" => 5,
+                "shareID" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.data = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.device),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.driver),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.network_data,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pool),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.share_id),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for AllocatedDeviceStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.conditions.is_some())
+            + usize::from(self.data.is_some()) + usize::from(self.device.is_some())
+            + usize::from(self.driver.is_some())
+            + usize::from(self.network_data.is_some()) + usize::from(self.pool.is_some())
+            + usize::from(self.share_id.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.data {
+            out.field("data", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.device {
+            out.field("device", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.driver {
+            out.field("driver", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.network_data {
+            out.field("networkData", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pool {
+            out.field("pool", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.share_id {
+            out.field("shareID", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(AllocatedDeviceStatusApply);
+#[cfg(feature = "apply")]
+impl AllocatedDeviceStatusApply {
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::ConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `data`, replacing an earlier value.
+    #[inline]
+    pub fn with_data(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::runtime::RawExtension>,
+    ) -> Self {
+        self.data = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `device`, replacing an earlier value.
+    #[inline]
+    pub fn with_device(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.device = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `driver`, replacing an earlier value.
+    #[inline]
+    pub fn with_driver(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.driver = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `networkData`, replacing an earlier value.
+    #[inline]
+    pub fn with_network_data(
+        mut self,
+        value: crate::api::resource::v1beta1::NetworkDeviceDataApply,
+    ) -> Self {
+        self.network_data = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `pool`, replacing an earlier value.
+    #[inline]
+    pub fn with_pool(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pool = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `shareID`, replacing an earlier value.
+    #[inline]
+    pub fn with_share_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.share_id = ::std::option::Option::Some(value.into());
+        self
+    }
+}

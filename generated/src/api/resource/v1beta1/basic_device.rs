@@ -348,3 +348,360 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for BasicDevice {
         );
     }
 }
+/// The apply configuration of [`BasicDevice`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `BasicDeviceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BasicDeviceApply {
+    /// AllNodes indicates that all nodes have access to the device.
+    ///
+    /// Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
+    pub all_nodes: Option<bool>,
+    /// AllowMultipleAllocations marks whether the device is allowed to be allocated to multiple DeviceRequests.
+    ///
+    /// If AllowMultipleAllocations is set to true, the device can be allocated more than once, and all of its capacity is consumable, regardless of whether the requestPolicy is defined or not.
+    pub allow_multiple_allocations: Option<bool>,
+    /// Attributes defines the set of attributes for this device. The name of each attribute must be unique in that set.
+    ///
+    /// The maximum number of attributes and capacities combined is 32.
+    pub attributes: Option<
+        ::k8s_client_runtime::Map<crate::api::resource::v1beta1::DeviceAttributeApply>,
+    >,
+    /// BindingConditions defines the conditions for proceeding with binding. All of these conditions must be set in the per-device status conditions with a value of True to proceed with binding the pod to the node while scheduling the pod.
+    ///
+    /// The maximum number of binding conditions is 4.
+    ///
+    /// The conditions must be a valid condition type string.
+    ///
+    /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
+    pub binding_conditions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// BindingFailureConditions defines the conditions for binding failure. They may be set in the per-device status conditions. If any is true, a binding failure occurred.
+    ///
+    /// The maximum number of binding failure conditions is 4.
+    ///
+    /// The conditions must be a valid condition type string.
+    ///
+    /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
+    pub binding_failure_conditions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// BindsToNode indicates if the usage of an allocation involving this device has to be limited to exactly the node that was chosen when allocating the claim. If set to true, the scheduler will set the ResourceClaim.Status.Allocation.NodeSelector to match the node where the allocation was made.
+    ///
+    /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
+    pub binds_to_node: Option<bool>,
+    /// Capacity defines the set of capacities for this device. The name of each capacity must be unique in that set.
+    ///
+    /// The maximum number of attributes and capacities combined is 32.
+    pub capacity: Option<
+        ::k8s_client_runtime::Map<crate::api::resource::v1beta1::DeviceCapacityApply>,
+    >,
+    /// ConsumesCounters defines a list of references to sharedCounters and the set of counters that the device will consume from those counter sets.
+    ///
+    /// There can only be a single entry per counterSet.
+    ///
+    /// The maximum number of device counter consumptions per device is 2.
+    pub consumes_counters: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta1::DeviceCounterConsumptionApply,
+        >,
+    >,
+    /// NodeName identifies the node where the device is available.
+    ///
+    /// Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
+    pub node_name: Option<::k8s_client_runtime::LeanString>,
+    /// NodeSelector defines the nodes where the device is available.
+    ///
+    /// Must use exactly one term.
+    ///
+    /// Must only be set if Spec.PerDeviceNodeSelection is set to true. At most one of NodeName, NodeSelector and AllNodes can be set.
+    pub node_selector: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeSelectorApply>,
+    >,
+    /// If specified, these are the driver-defined taints.
+    ///
+    /// The maximum number of taints is 16. If taints are set for any device in a ResourceSlice, then the maximum number of allowed devices per ResourceSlice is 64 instead of 128.
+    ///
+    /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
+    pub taints: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceTaintApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for BasicDeviceApply {
+    const NAME: &'static str = "BasicDeviceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allNodes" => 0,
+                "allowMultipleAllocations" => 1,
+                "attributes" => 2,
+                "bindingConditions" => 3,
+                "bindingFailureConditions" => 4,
+                "bindsToNode" => 5,
+                "capacity" => 6,
+                "consumesCounters" => 7,
+                "nodeName" => 8,
+                "nodeSelector" => 9,
+                "taints" => 10,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.all_nodes = map.next_value()?,
+            1 => self.allow_multiple_allocations = map.next_value()?,
+            2 => self.attributes = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.binding_conditions,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.binding_failure_conditions,
+                    ),
+                )?
+            }
+            5 => self.binds_to_node = map.next_value()?,
+            6 => self.capacity = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.consumes_counters,
+                        options,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.node_selector,
+                        options,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.taints,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for BasicDeviceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.all_nodes.is_some())
+            + usize::from(self.allow_multiple_allocations.is_some())
+            + usize::from(self.attributes.is_some())
+            + usize::from(self.binding_conditions.is_some())
+            + usize::from(self.binding_failure_conditions.is_some())
+            + usize::from(self.binds_to_node.is_some())
+            + usize::from(self.capacity.is_some())
+            + usize::from(self.consumes_counters.is_some())
+            + usize::from(self.node_name.is_some())
+            + usize::from(self.node_selector.is_some())
+            + usize::from(self.taints.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.all_nodes {
+            out.field("allNodes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.allow_multiple_allocations {
+            out.field("allowMultipleAllocations", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.attributes {
+            out.field("attributes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.binding_conditions {
+            out.field("bindingConditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.binding_failure_conditions {
+            out.field("bindingFailureConditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.binds_to_node {
+            out.field("bindsToNode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.capacity {
+            out.field("capacity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.consumes_counters {
+            out.field("consumesCounters", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_name {
+            out.field("nodeName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_selector {
+            out.field("nodeSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.taints {
+            out.field("taints", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(BasicDeviceApply);
+#[cfg(feature = "apply")]
+impl BasicDeviceApply {
+    /// Sets `allNodes`, replacing an earlier value.
+    #[inline]
+    pub fn with_all_nodes(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.all_nodes = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `allowMultipleAllocations`, replacing an earlier value.
+    #[inline]
+    pub fn with_allow_multiple_allocations(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.allow_multiple_allocations = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `attributes`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_attributes(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                crate::api::resource::v1beta1::DeviceAttributeApply,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.attributes
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value);
+        }
+        self
+    }
+    /// Appends the values to `bindingConditions` (a later call appends more).
+    #[inline]
+    pub fn with_binding_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.binding_conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `bindingFailureConditions` (a later call appends more).
+    #[inline]
+    pub fn with_binding_failure_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.binding_failure_conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `bindsToNode`, replacing an earlier value.
+    #[inline]
+    pub fn with_binds_to_node(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.binds_to_node = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `capacity`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_capacity(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                crate::api::resource::v1beta1::DeviceCapacityApply,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.capacity
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value);
+        }
+        self
+    }
+    /// Appends the values to `consumesCounters` (a later call appends more).
+    #[inline]
+    pub fn with_consumes_counters(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta1::DeviceCounterConsumptionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.consumes_counters
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.node_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_selector(
+        mut self,
+        value: crate::api::core::v1::NodeSelectorApply,
+    ) -> Self {
+        self.node_selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `taints` (a later call appends more).
+    #[inline]
+    pub fn with_taints(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta1::DeviceTaintApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.taints.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+}

@@ -92,3 +92,96 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CapacityRequirements {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.requests);
     }
 }
+/// The apply configuration of [`CapacityRequirements`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CapacityRequirementsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CapacityRequirementsApply {
+    /// Requests represent individual device resource requests for distinct resources, all of which must be provided by the device.
+    ///
+    /// This value is used as an additional filtering condition against the available capacity on the device. This is semantically equivalent to a CEL selector with `device.capacity[<domain>].<name>.compareTo(quantity(<request quantity>)) >= 0`. For example, device.capacity['test-driver.cdi.k8s.io'].counters.compareTo(quantity('2')) >= 0.
+    ///
+    /// When a requestPolicy is defined, the requested amount is adjusted upward to the nearest valid value based on the policy. If the requested amount cannot be adjusted to a valid value—because it exceeds what the requestPolicy allows— the device is considered ineligible for allocation.
+    ///
+    /// For any capacity that is not explicitly requested: - If no requestPolicy is set, the default consumed capacity is equal to the full device capacity
+    ///   (i.e., the whole device is claimed).
+    /// - If a requestPolicy is set, the default consumed capacity is determined according to that policy.
+    ///
+    /// If the device allows multiple allocation, the aggregated amount across all requests must not exceed the capacity value. The consumed capacity, which may be adjusted based on the requestPolicy if defined, is recorded in the resource claim’s status.devices[*].consumedCapacity field.
+    pub requests: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CapacityRequirementsApply {
+    const NAME: &'static str = "CapacityRequirementsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "requests" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.requests,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CapacityRequirementsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.requests.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.requests {
+            out.field("requests", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CapacityRequirementsApply);
+#[cfg(feature = "apply")]
+impl CapacityRequirementsApply {
+    /// Adds the entries to `requests`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_requests(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.requests
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+}

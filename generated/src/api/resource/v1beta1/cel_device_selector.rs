@@ -107,3 +107,101 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CELDeviceSelector {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.expression);
     }
 }
+/// The apply configuration of [`CELDeviceSelector`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CELDeviceSelectorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CELDeviceSelectorApply {
+    /// Expression is a CEL expression which evaluates a single device. It must evaluate to true when the device under consideration satisfies the desired criteria, and false when it does not. Any other result is an error and causes allocation of devices to abort.
+    ///
+    /// The expression's input is an object named "device", which carries the following properties:
+    ///  - driver (string): the name of the driver which defines this device.
+    ///  - attributes (map[string]object): the device's attributes, grouped by prefix
+    ///    (e.g. device.attributes["dra.example.com"] evaluates to an object with all
+    ///    of the attributes which were prefixed by "dra.example.com".
+    ///  - capacity (map[string]object): the device's capacities, grouped by prefix.
+    ///  - allowMultipleAllocations (bool): the allowMultipleAllocations property of the device
+    ///    (v1.34+ with the DRAConsumableCapacity feature enabled).
+    ///
+    /// Example: Consider a device with driver="dra.example.com", which exposes two attributes named "model" and "ext.example.com/family" and which exposes one capacity named "modules". This input to this expression would have the following fields:
+    ///
+    ///     device.driver
+    ///     device.attributes["dra.example.com"].model
+    ///     device.attributes["ext.example.com"].family
+    ///     device.capacity["dra.example.com"].modules
+    ///
+    /// The device.driver field can be used to check for a specific driver, either as a high-level precondition (i.e. you only want to consider devices from this driver) or as part of a multi-clause expression that is meant to consider devices from different drivers.
+    ///
+    /// The value type of each attribute is defined by the device definition, and users who write these expressions must consult the documentation for their specific drivers. The value type of each capacity is Quantity.
+    ///
+    /// If an unknown prefix is used as a lookup in either device.attributes or device.capacity, an empty map will be returned. Any reference to an unknown field will cause an evaluation error and allocation to abort.
+    ///
+    /// A robust expression should check for the existence of attributes before referencing them.
+    ///
+    /// For ease of use, the cel.bind() function is enabled, and can be used to simplify expressions that access multiple attributes with the same domain. For example:
+    ///
+    ///     cel.bind(dra, device.attributes["dra.example.com"], dra.someBool && dra.anotherBool)
+    ///
+    /// The length of the expression must be smaller or equal to 10 Ki. The cost of evaluating it is also limited based on the estimated number of logical steps.
+    pub expression: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CELDeviceSelectorApply {
+    const NAME: &'static str = "CELDeviceSelectorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "expression" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.expression),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CELDeviceSelectorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.expression.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.expression {
+            out.field("expression", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CELDeviceSelectorApply);
+#[cfg(feature = "apply")]
+impl CELDeviceSelectorApply {
+    /// Sets `expression`, replacing an earlier value.
+    #[inline]
+    pub fn with_expression(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.expression = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -100,3 +100,96 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Device {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.basic);
     }
 }
+/// The apply configuration of [`Device`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceApply {
+    /// Basic defines one device instance.
+    pub basic: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::BasicDeviceApply>,
+    >,
+    /// Name is unique identifier among all devices managed by the driver in the pool. It must be a DNS label.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceApply {
+    const NAME: &'static str = "DeviceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "basic" => 0,
+                "name" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.basic,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.basic.is_some()) + usize::from(self.name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.basic {
+            out.field("basic", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceApply);
+#[cfg(feature = "apply")]
+impl DeviceApply {
+    /// Sets `basic`, replacing an earlier value.
+    #[inline]
+    pub fn with_basic(
+        mut self,
+        value: crate::api::resource::v1beta1::BasicDeviceApply,
+    ) -> Self {
+        self.basic = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

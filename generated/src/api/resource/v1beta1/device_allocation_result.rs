@@ -119,3 +119,117 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceAllocationResult {
         }
     }
 }
+/// The apply configuration of [`DeviceAllocationResult`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceAllocationResultApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceAllocationResultApply {
+    /// This field is a combination of all the claim and class configuration parameters. Drivers can distinguish between those based on a flag.
+    ///
+    /// This includes configuration parameters for drivers which have no allocated devices in the result because it is up to the drivers which configuration parameters they support. They can silently ignore unknown configuration parameters.
+    pub config: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta1::DeviceAllocationConfigurationApply,
+        >,
+    >,
+    /// Results lists all allocated devices.
+    pub results: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta1::DeviceRequestAllocationResultApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceAllocationResultApply {
+    const NAME: &'static str = "DeviceAllocationResultApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "config" => 0,
+                "results" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.config,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.results,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceAllocationResultApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.config.is_some()) + usize::from(self.results.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.config {
+            out.field("config", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.results {
+            out.field("results", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceAllocationResultApply);
+#[cfg(feature = "apply")]
+impl DeviceAllocationResultApply {
+    /// Appends the values to `config` (a later call appends more).
+    #[inline]
+    pub fn with_config(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta1::DeviceAllocationConfigurationApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.config.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Appends the values to `results` (a later call appends more).
+    #[inline]
+    pub fn with_results(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta1::DeviceRequestAllocationResultApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.results
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -131,3 +131,109 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClaimConfiguration {
             });
     }
 }
+/// The apply configuration of [`DeviceClaimConfiguration`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceClaimConfigurationApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceClaimConfigurationApply {
+    /// Opaque provides driver-specific configuration parameters.
+    pub opaque: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::OpaqueDeviceConfigurationApply>,
+    >,
+    /// Requests lists the names of requests where the configuration applies. If empty, it applies to all requests.
+    ///
+    /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the configuration applies to all subrequests.
+    pub requests: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeviceClaimConfigurationApply {
+    const NAME: &'static str = "DeviceClaimConfigurationApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "opaque" => 0,
+                "requests" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.opaque,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.requests),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeviceClaimConfigurationApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.opaque.is_some())
+            + usize::from(self.requests.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.opaque {
+            out.field("opaque", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.requests {
+            out.field("requests", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceClaimConfigurationApply);
+#[cfg(feature = "apply")]
+impl DeviceClaimConfigurationApply {
+    /// Sets `opaque`, replacing an earlier value.
+    #[inline]
+    pub fn with_opaque(
+        mut self,
+        value: crate::api::resource::v1beta1::OpaqueDeviceConfigurationApply,
+    ) -> Self {
+        self.opaque = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `requests` (a later call appends more).
+    #[inline]
+    pub fn with_requests(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.requests
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

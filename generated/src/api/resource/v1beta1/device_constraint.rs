@@ -145,3 +145,137 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceConstraint {
         );
     }
 }
+/// The apply configuration of [`DeviceConstraint`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceConstraintApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceConstraintApply {
+    /// DistinctAttribute requires that all devices in question have this attribute and that its type and value are unique across those devices.
+    ///
+    /// This acts as the inverse of MatchAttribute.
+    ///
+    /// This constraint is used to avoid allocating multiple requests to the same device by ensuring attribute-level differentiation.
+    ///
+    /// This is useful for scenarios where resource requests must be fulfilled by separate physical devices. For example, a container requests two network interfaces that must be allocated from two different physical NICs.
+    pub distinct_attribute: Option<::k8s_client_runtime::LeanString>,
+    /// MatchAttribute requires that all devices in question have this attribute and that its type and value are the same across those devices.
+    ///
+    /// For example, if you specified "dra.example.com/numa" (a hypothetical example!), then only devices in the same NUMA node will be chosen. A device which does not have that attribute will not be chosen. All devices should use a value of the same type for this attribute because that is part of its specification, but if one device doesn't, then it also will not be chosen.
+    ///
+    /// Must include the domain qualifier.
+    pub match_attribute: Option<::k8s_client_runtime::LeanString>,
+    /// Requests is a list of the one or more requests in this claim which must co-satisfy this constraint. If a request is fulfilled by multiple devices, then all of the devices must satisfy the constraint. If this is not specified, this constraint applies to all requests in this claim.
+    ///
+    /// References to subrequests must include the name of the main request and may include the subrequest using the format <main request>[/<subrequest>]. If just the main request is given, the constraint applies to all subrequests.
+    pub requests: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceConstraintApply {
+    const NAME: &'static str = "DeviceConstraintApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "distinctAttribute" => 0,
+                "matchAttribute" => 1,
+                "requests" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.distinct_attribute,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.match_attribute,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.requests),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceConstraintApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.distinct_attribute.is_some())
+            + usize::from(self.match_attribute.is_some())
+            + usize::from(self.requests.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.distinct_attribute {
+            out.field("distinctAttribute", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_attribute {
+            out.field("matchAttribute", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.requests {
+            out.field("requests", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceConstraintApply);
+#[cfg(feature = "apply")]
+impl DeviceConstraintApply {
+    /// Sets `distinctAttribute`, replacing an earlier value.
+    #[inline]
+    pub fn with_distinct_attribute(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.distinct_attribute = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `matchAttribute`, replacing an earlier value.
+    #[inline]
+    pub fn with_match_attribute(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.match_attribute = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `requests` (a later call appends more).
+    #[inline]
+    pub fn with_requests(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.requests
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

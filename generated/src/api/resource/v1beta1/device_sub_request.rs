@@ -266,3 +266,256 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceSubRequest {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 8, &self.capacity);
     }
 }
+/// The apply configuration of [`DeviceSubRequest`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceSubRequestApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceSubRequestApply {
+    /// AllocationMode and its related fields define how devices are allocated to satisfy this subrequest. Supported values are:
+    ///
+    /// - ExactCount: This request is for a specific number of devices.
+    ///   This is the default. The exact number is provided in the
+    ///   count field.
+    ///
+    /// - All: This subrequest is for all of the matching devices in a pool.
+    ///   Allocation will fail if some devices are already allocated,
+    ///   unless adminAccess is requested.
+    ///
+    /// If AllocationMode is not specified, the default mode is ExactCount. If the mode is ExactCount and count is not specified, the default count is one. Any other subrequests must specify this field.
+    ///
+    /// More modes may get added in the future. Clients must refuse to handle requests with unknown modes.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"All"`
+    ///  - `"ExactCount"`
+    pub allocation_mode: Option<::k8s_client_runtime::LeanString>,
+    /// Capacity define resource requirements against each capacity.
+    ///
+    /// If this field is unset and the device supports multiple allocations, the default value will be applied to each capacity according to requestPolicy. For the capacity that has no requestPolicy, default is the full capacity value.
+    ///
+    /// Applies to each device allocation. If Count > 1, the request fails if there aren't enough devices that meet the requirements. If AllocationMode is set to All, the request fails if there are devices that otherwise match the request, and have this capacity, with a value >= the requested amount, but which cannot be allocated to this request.
+    pub capacity: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::CapacityRequirementsApply>,
+    >,
+    /// Count is used only when the count mode is "ExactCount". Must be greater than zero. If AllocationMode is ExactCount and this field is not specified, the default is one.
+    pub count: Option<i64>,
+    /// DeviceClassName references a specific DeviceClass, which can define additional configuration and selectors to be inherited by this subrequest.
+    ///
+    /// A class is required. Which classes are available depends on the cluster.
+    ///
+    /// Administrators may use this to restrict which devices may get requested by only installing classes with selectors for permitted devices. If users are free to request anything without restrictions, then administrators can create an empty DeviceClass for users to reference.
+    pub device_class_name: Option<::k8s_client_runtime::LeanString>,
+    /// Name can be used to reference this subrequest in the list of constraints or the list of configurations for the claim. References must use the format <main request>/<subrequest>.
+    ///
+    /// Must be a DNS label.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// Selectors define criteria which must be satisfied by a specific device in order for that device to be considered for this subrequest. All selectors must be satisfied for a device to be considered.
+    pub selectors: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceSelectorApply>,
+    >,
+    /// If specified, the request's tolerations.
+    ///
+    /// Tolerations for NoSchedule are required to allocate a device which has a taint with that effect. The same applies to NoExecute.
+    ///
+    /// In addition, should any of the allocated devices get tainted with NoExecute after allocation and that effect is not tolerated, then all pods consuming the ResourceClaim get deleted to evict them. The scheduler will not let new pods reserve the claim while it has these tainted devices. Once all pods are evicted, the claim will get deallocated.
+    ///
+    /// The maximum number of tolerations is 16.
+    ///
+    /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
+    pub tolerations: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta1::DeviceTolerationApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceSubRequestApply {
+    const NAME: &'static str = "DeviceSubRequestApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allocationMode" => 0,
+                "capacity" => 1,
+                "count" => 2,
+                "deviceClassName" => 3,
+                "name" => 4,
+                "selectors" => 5,
+                "tolerations" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.allocation_mode,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.capacity,
+                        options,
+                    ),
+                )?
+            }
+            2 => self.count = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.device_class_name,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.selectors,
+                        options,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.tolerations,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceSubRequestApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.allocation_mode.is_some())
+            + usize::from(self.capacity.is_some()) + usize::from(self.count.is_some())
+            + usize::from(self.device_class_name.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.selectors.is_some())
+            + usize::from(self.tolerations.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.allocation_mode {
+            out.field("allocationMode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.capacity {
+            out.field("capacity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.count {
+            out.field("count", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.device_class_name {
+            out.field("deviceClassName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selectors {
+            out.field("selectors", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tolerations {
+            out.field("tolerations", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceSubRequestApply);
+#[cfg(feature = "apply")]
+impl DeviceSubRequestApply {
+    /// Sets `allocationMode`, replacing an earlier value.
+    #[inline]
+    pub fn with_allocation_mode(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.allocation_mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `capacity`, replacing an earlier value.
+    #[inline]
+    pub fn with_capacity(
+        mut self,
+        value: crate::api::resource::v1beta1::CapacityRequirementsApply,
+    ) -> Self {
+        self.capacity = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `count`, replacing an earlier value.
+    #[inline]
+    pub fn with_count(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `deviceClassName`, replacing an earlier value.
+    #[inline]
+    pub fn with_device_class_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.device_class_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `selectors` (a later call appends more).
+    #[inline]
+    pub fn with_selectors(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta1::DeviceSelectorApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.selectors
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `tolerations` (a later call appends more).
+    #[inline]
+    pub fn with_tolerations(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta1::DeviceTolerationApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.tolerations
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

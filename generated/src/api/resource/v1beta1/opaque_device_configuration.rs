@@ -97,3 +97,96 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for OpaqueDeviceConfiguration {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.parameters);
     }
 }
+/// The apply configuration of [`OpaqueDeviceConfiguration`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `OpaqueDeviceConfigurationApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OpaqueDeviceConfigurationApply {
+    /// Driver is used to determine which kubelet plugin needs to be passed these configuration parameters.
+    ///
+    /// An admission policy provided by the driver developer could use this to decide whether it needs to validate them.
+    ///
+    /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
+    pub driver: Option<::k8s_client_runtime::LeanString>,
+    /// Parameters can contain arbitrary data. It is the responsibility of the driver developer to handle validation and versioning. Typically this includes self-identification and a version ("kind" + "apiVersion" for Kubernetes types), with conversion between different versions.
+    ///
+    /// The length of the raw data must be smaller or equal to 10 Ki.
+    pub parameters: Option<crate::apimachinery::pkg::runtime::RawExtension>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for OpaqueDeviceConfigurationApply {
+    const NAME: &'static str = "OpaqueDeviceConfigurationApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "driver" => 0,
+                "parameters" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.driver),
+                )?
+            }
+            1 => self.parameters = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for OpaqueDeviceConfigurationApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.driver.is_some())
+            + usize::from(self.parameters.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.driver {
+            out.field("driver", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.parameters {
+            out.field("parameters", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(OpaqueDeviceConfigurationApply);
+#[cfg(feature = "apply")]
+impl OpaqueDeviceConfigurationApply {
+    /// Sets `driver`, replacing an earlier value.
+    #[inline]
+    pub fn with_driver(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.driver = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `parameters`, replacing an earlier value.
+    #[inline]
+    pub fn with_parameters(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::runtime::RawExtension>,
+    ) -> Self {
+        self.parameters = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -150,3 +150,150 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceClaimStatus {
         }
     }
 }
+/// The apply configuration of [`ResourceClaimStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceClaimStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceClaimStatusApply {
+    /// Allocation is set once the claim has been allocated successfully.
+    pub allocation: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta1::AllocationResultApply>,
+    >,
+    /// Devices contains the status of each device allocated for this claim, as reported by the driver. This can include driver-specific information. Entries are owned by their respective drivers.
+    pub devices: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta1::AllocatedDeviceStatusApply,
+        >,
+    >,
+    /// ReservedFor indicates which entities are currently allowed to use the claim. A Pod which references a ResourceClaim which is not reserved for that Pod will not be started. A claim that is in use or might be in use because it has been reserved must not get deallocated.
+    ///
+    /// In a cluster with multiple scheduler instances, two pods might get scheduled concurrently by different schedulers. When they reference the same ResourceClaim which already has reached its maximum number of consumers, only one pod can be scheduled.
+    ///
+    /// Both schedulers try to add their pod to the claim.status.reservedFor field, but only the update that reaches the API server first gets stored. The other one fails with an error and the scheduler which issued it knows that it must put the pod back into the queue, waiting for the ResourceClaim to become usable again.
+    ///
+    /// There can be at most 256 such reservations. This may get increased in the future, but not reduced.
+    pub reserved_for: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta1::ResourceClaimConsumerReferenceApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceClaimStatusApply {
+    const NAME: &'static str = "ResourceClaimStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allocation" => 0,
+                "devices" => 1,
+                "reservedFor" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.allocation,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.devices,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.reserved_for,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.allocation.is_some())
+            + usize::from(self.devices.is_some())
+            + usize::from(self.reserved_for.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.allocation {
+            out.field("allocation", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.devices {
+            out.field("devices", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reserved_for {
+            out.field("reservedFor", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceClaimStatusApply);
+#[cfg(feature = "apply")]
+impl ResourceClaimStatusApply {
+    /// Sets `allocation`, replacing an earlier value.
+    #[inline]
+    pub fn with_allocation(
+        mut self,
+        value: crate::api::resource::v1beta1::AllocationResultApply,
+    ) -> Self {
+        self.allocation = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `devices` (a later call appends more).
+    #[inline]
+    pub fn with_devices(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta1::AllocatedDeviceStatusApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.devices
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `reservedFor` (a later call appends more).
+    #[inline]
+    pub fn with_reserved_for(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta1::ResourceClaimConsumerReferenceApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.reserved_for
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -106,3 +106,101 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceClaimTemplateSpec {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);
     }
 }
+/// The apply configuration of [`ResourceClaimTemplateSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceClaimTemplateSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceClaimTemplateSpecApply {
+    /// ObjectMeta may contain labels and annotations that will be copied into the ResourceClaim when creating it. No other fields are allowed and will be rejected during validation.
+    pub metadata: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>,
+    >,
+    /// Spec for the ResourceClaim. The entire content is copied unchanged into the ResourceClaim that gets created from this template. The same fields as in a ResourceClaim are also valid here.
+    pub spec: Option<crate::api::resource::v1beta1::ResourceClaimSpecApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ResourceClaimTemplateSpecApply {
+    const NAME: &'static str = "ResourceClaimTemplateSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "metadata" => 0,
+                "spec" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.spec,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ResourceClaimTemplateSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.metadata.is_some()) + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.spec {
+            out.field("spec", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceClaimTemplateSpecApply);
+#[cfg(feature = "apply")]
+impl ResourceClaimTemplateSpecApply {
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `spec`, replacing an earlier value.
+    #[inline]
+    pub fn with_spec(
+        mut self,
+        value: crate::api::resource::v1beta1::ResourceClaimSpecApply,
+    ) -> Self {
+        self.spec = ::std::option::Option::Some(value);
+        self
+    }
+}

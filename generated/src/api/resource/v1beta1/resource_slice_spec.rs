@@ -268,3 +268,260 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceSliceSpec {
         }
     }
 }
+/// The apply configuration of [`ResourceSliceSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceSliceSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceSliceSpecApply {
+    /// AllNodes indicates that all nodes have access to the resources in the pool.
+    ///
+    /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
+    pub all_nodes: Option<bool>,
+    /// Devices lists some or all of the devices in this pool.
+    ///
+    /// Must not have more than 128 entries. If any device uses taints or consumes counters the limit is 64.
+    ///
+    /// Only one of Devices and SharedCounters can be set in a ResourceSlice.
+    pub devices: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::DeviceApply>,
+    >,
+    /// Driver identifies the DRA driver providing the capacity information. A field selector can be used to list only ResourceSlice objects with a certain driver name.
+    ///
+    /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters. This field is immutable.
+    pub driver: Option<::k8s_client_runtime::LeanString>,
+    /// NodeName identifies the node which provides the resources in this pool. A field selector can be used to list only ResourceSlice objects belonging to a certain node.
+    ///
+    /// This field can be used to limit access from nodes to ResourceSlices with the same node name. It also indicates to autoscalers that adding new nodes of the same type as some old node might also make new resources available.
+    ///
+    /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set. This field is immutable.
+    pub node_name: Option<::k8s_client_runtime::LeanString>,
+    /// NodeSelector defines which nodes have access to the resources in the pool, when that pool is not limited to a single node.
+    ///
+    /// Must use exactly one term.
+    ///
+    /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
+    pub node_selector: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeSelectorApply>,
+    >,
+    /// PerDeviceNodeSelection defines whether the access from nodes to resources in the pool is set on the ResourceSlice level or on each device. If it is set to true, every device defined the ResourceSlice must specify this individually.
+    ///
+    /// Exactly one of NodeName, NodeSelector, AllNodes, and PerDeviceNodeSelection must be set.
+    pub per_device_node_selection: Option<bool>,
+    /// Pool describes the pool that this ResourceSlice belongs to.
+    pub pool: Option<crate::api::resource::v1beta1::ResourcePoolApply>,
+    /// SharedCounters defines a list of counter sets, each of which has a name and a list of counters available.
+    ///
+    /// The names of the counter sets must be unique in the ResourcePool.
+    ///
+    /// Only one of Devices and SharedCounters can be set in a ResourceSlice.
+    ///
+    /// The maximum number of counter sets is 8.
+    pub shared_counters: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::resource::v1beta1::CounterSetApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceSliceSpecApply {
+    const NAME: &'static str = "ResourceSliceSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allNodes" => 0,
+                "devices" => 1,
+                "driver" => 2,
+                "nodeName" => 3,
+                "nodeSelector" => 4,
+                "perDeviceNodeSelection" => 5,
+                "pool" => 6,
+                "sharedCounters" => 7,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.all_nodes = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.devices,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.driver),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.node_selector,
+                        options,
+                    ),
+                )?
+            }
+            5 => self.per_device_node_selection = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.pool,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.shared_counters,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceSliceSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.all_nodes.is_some())
+            + usize::from(self.devices.is_some()) + usize::from(self.driver.is_some())
+            + usize::from(self.node_name.is_some())
+            + usize::from(self.node_selector.is_some())
+            + usize::from(self.per_device_node_selection.is_some())
+            + usize::from(self.pool.is_some())
+            + usize::from(self.shared_counters.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.all_nodes {
+            out.field("allNodes", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.devices {
+            out.field("devices", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.driver {
+            out.field("driver", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_name {
+            out.field("nodeName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_selector {
+            out.field("nodeSelector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.per_device_node_selection {
+            out.field("perDeviceNodeSelection", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pool {
+            out.field("pool", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.shared_counters {
+            out.field("sharedCounters", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceSliceSpecApply);
+#[cfg(feature = "apply")]
+impl ResourceSliceSpecApply {
+    /// Sets `allNodes`, replacing an earlier value.
+    #[inline]
+    pub fn with_all_nodes(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.all_nodes = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `devices` (a later call appends more).
+    #[inline]
+    pub fn with_devices(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta1::DeviceApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.devices
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `driver`, replacing an earlier value.
+    #[inline]
+    pub fn with_driver(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.driver = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.node_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_selector(
+        mut self,
+        value: crate::api::core::v1::NodeSelectorApply,
+    ) -> Self {
+        self.node_selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `perDeviceNodeSelection`, replacing an earlier value.
+    #[inline]
+    pub fn with_per_device_node_selection(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.per_device_node_selection = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `pool`, replacing an earlier value.
+    #[inline]
+    pub fn with_pool(
+        mut self,
+        value: crate::api::resource::v1beta1::ResourcePoolApply,
+    ) -> Self {
+        self.pool = ::std::option::Option::Some(value);
+        self
+    }
+    /// Appends the values to `sharedCounters` (a later call appends more).
+    #[inline]
+    pub fn with_shared_counters(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta1::CounterSetApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.shared_counters
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

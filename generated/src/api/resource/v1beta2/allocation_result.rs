@@ -139,3 +139,121 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for AllocationResult {
         );
     }
 }
+/// The apply configuration of [`AllocationResult`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `AllocationResultApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AllocationResultApply {
+    /// AllocationTimestamp stores the time when the resources were allocated. This field is not guaranteed to be set, in which case that time is unknown.
+    ///
+    /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gate.
+    pub allocation_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Devices is the result of allocating devices.
+    pub devices: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta2::DeviceAllocationResultApply>,
+    >,
+    /// NodeSelector defines where the allocated resources are available. If unset, they are available everywhere.
+    pub node_selector: Option<
+        ::std::boxed::Box<crate::api::core::v1::NodeSelectorApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for AllocationResultApply {
+    const NAME: &'static str = "AllocationResultApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allocationTimestamp" => 0,
+                "devices" => 1,
+                "nodeSelector" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.allocation_timestamp = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.devices,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.node_selector,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for AllocationResultApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.allocation_timestamp.is_some())
+            + usize::from(self.devices.is_some())
+            + usize::from(self.node_selector.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.allocation_timestamp {
+            out.field("allocationTimestamp", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.devices {
+            out.field("devices", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_selector {
+            out.field("nodeSelector", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(AllocationResultApply);
+#[cfg(feature = "apply")]
+impl AllocationResultApply {
+    /// Sets `allocationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_allocation_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.allocation_timestamp = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `devices`, replacing an earlier value.
+    #[inline]
+    pub fn with_devices(
+        mut self,
+        value: crate::api::resource::v1beta2::DeviceAllocationResultApply,
+    ) -> Self {
+        self.devices = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `nodeSelector`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_selector(
+        mut self,
+        value: crate::api::core::v1::NodeSelectorApply,
+    ) -> Self {
+        self.node_selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -73,3 +73,69 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Counter {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.value);
     }
 }
+/// The apply configuration of [`Counter`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CounterApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CounterApply {
+    /// Value defines how much of a certain device counter is available.
+    pub value: Option<crate::apimachinery::pkg::api::resource::Quantity>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CounterApply {
+    const NAME: &'static str = "CounterApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "value" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.value = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CounterApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.value.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.value {
+            out.field("value", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CounterApply);
+#[cfg(feature = "apply")]
+impl CounterApply {
+    /// Sets `value`, replacing an earlier value.
+    #[inline]
+    pub fn with_value(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::api::resource::Quantity,
+        >,
+    ) -> Self {
+        self.value = ::std::option::Option::Some(value.into());
+        self
+    }
+}

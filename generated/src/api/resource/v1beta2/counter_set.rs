@@ -95,3 +95,100 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CounterSet {
         ::k8s_client_runtime::protobuf::encode::map(writer, 2, &self.counters);
     }
 }
+/// The apply configuration of [`CounterSet`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CounterSetApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CounterSetApply {
+    /// Counters defines the set of counters for this CounterSet The name of each counter must be unique in that set and must be a DNS label.
+    ///
+    /// The maximum number of counters is 32.
+    pub counters: Option<
+        ::k8s_client_runtime::Map<crate::api::resource::v1beta2::CounterApply>,
+    >,
+    /// Name defines the name of the counter set. It must be a DNS label.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CounterSetApply {
+    const NAME: &'static str = "CounterSetApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "counters" => 0,
+                "name" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.counters = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CounterSetApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.counters.is_some()) + usize::from(self.name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.counters {
+            out.field("counters", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CounterSetApply);
+#[cfg(feature = "apply")]
+impl CounterSetApply {
+    /// Adds the entries to `counters`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_counters(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                crate::api::resource::v1beta2::CounterApply,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.counters
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value);
+        }
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -93,3 +93,105 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceCounterConsumption {
         ::k8s_client_runtime::protobuf::encode::map(writer, 2, &self.counters);
     }
 }
+/// The apply configuration of [`DeviceCounterConsumption`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceCounterConsumptionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceCounterConsumptionApply {
+    /// CounterSet is the name of the set from which the counters defined will be consumed.
+    pub counter_set: Option<::k8s_client_runtime::LeanString>,
+    /// Counters defines the counters that will be consumed by the device.
+    ///
+    /// The maximum number of counters is 32.
+    pub counters: Option<
+        ::k8s_client_runtime::Map<crate::api::resource::v1beta2::CounterApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeviceCounterConsumptionApply {
+    const NAME: &'static str = "DeviceCounterConsumptionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "counterSet" => 0,
+                "counters" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.counter_set,
+                    ),
+                )?
+            }
+            1 => self.counters = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeviceCounterConsumptionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.counter_set.is_some())
+            + usize::from(self.counters.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.counter_set {
+            out.field("counterSet", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.counters {
+            out.field("counters", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceCounterConsumptionApply);
+#[cfg(feature = "apply")]
+impl DeviceCounterConsumptionApply {
+    /// Sets `counterSet`, replacing an earlier value.
+    #[inline]
+    pub fn with_counter_set(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.counter_set = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `counters`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_counters(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                crate::api::resource::v1beta2::CounterApply,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.counters
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value);
+        }
+        self
+    }
+}

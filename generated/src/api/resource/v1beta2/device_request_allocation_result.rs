@@ -300,3 +300,321 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceRequestAllocationResu
         );
     }
 }
+/// The apply configuration of [`DeviceRequestAllocationResult`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceRequestAllocationResultApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceRequestAllocationResultApply {
+    /// AdminAccess indicates that this device was allocated for administrative access. See the corresponding request field for a definition of mode.
+    ///
+    /// This is an alpha field and requires enabling the DRAAdminAccess feature gate. Admin access is disabled if this field is unset or set to false, otherwise it is enabled.
+    pub admin_access: Option<bool>,
+    /// BindingConditions contains a copy of the BindingConditions from the corresponding ResourceSlice at the time of allocation.
+    ///
+    /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
+    pub binding_conditions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// BindingFailureConditions contains a copy of the BindingFailureConditions from the corresponding ResourceSlice at the time of allocation.
+    ///
+    /// This is an alpha field and requires enabling the DRADeviceBindingConditions and DRAResourceClaimDeviceStatus feature gates.
+    pub binding_failure_conditions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim request. The consumed amount may differ from the requested amount: it is rounded up to the nearest valid value based on the device’s requestPolicy if applicable (i.e., may not be less than the requested amount).
+    ///
+    /// The total consumed capacity for each device must not exceed the DeviceCapacity's Value.
+    ///
+    /// This field is populated only for devices that allow multiple allocations. All capacity entries are included, even if the consumed amount is zero.
+    pub consumed_capacity: Option<
+        ::k8s_client_runtime::Map<crate::apimachinery::pkg::api::resource::Quantity>,
+    >,
+    /// Device references one device instance via its name in the driver's resource pool. It must be a DNS label.
+    pub device: Option<::k8s_client_runtime::LeanString>,
+    /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to process the allocation once the claim is needed on a node.
+    ///
+    /// Must be a DNS subdomain and should end with a DNS domain owned by the vendor of the driver. It should use only lower case characters.
+    pub driver: Option<::k8s_client_runtime::LeanString>,
+    /// This name together with the driver name and the device name field identify which device was allocated (`<driver name>/<pool name>/<device name>`).
+    ///
+    /// Must not be longer than 253 characters and may contain one or more DNS sub-domains separated by slashes.
+    pub pool: Option<::k8s_client_runtime::LeanString>,
+    /// Request is the name of the request in the claim which caused this device to be allocated. If it references a subrequest in the firstAvailable list on a DeviceRequest, this field must include both the name of the main request and the subrequest using the format <main request>/<subrequest>.
+    ///
+    /// Multiple devices may have been allocated per request.
+    pub request: Option<::k8s_client_runtime::LeanString>,
+    /// ShareID uniquely identifies an individual allocation share of the device, used when the device supports multiple simultaneous allocations. It serves as an additional map key to differentiate concurrent shares of the same device.
+    pub share_id: Option<::k8s_client_runtime::LeanString>,
+    /// A copy of all tolerations specified in the request at the time when the device got allocated.
+    ///
+    /// The maximum number of tolerations is 16.
+    ///
+    /// This is an alpha field and requires enabling the DRADeviceTaints feature gate.
+    pub tolerations: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::api::resource::v1beta2::DeviceTolerationApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeviceRequestAllocationResultApply {
+    const NAME: &'static str = "DeviceRequestAllocationResultApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "adminAccess" => 0,
+                "bindingConditions" => 1,
+                "bindingFailureConditions" => 2,
+                "consumedCapacity" => 3,
+                "device" => 4,
+                "driver" => 5,
+                "pool" => 6,
+                "request" => 7,
+                "shareID" => 8,
+                "tolerations" => 9,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.admin_access = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.binding_conditions,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.binding_failure_conditions,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.consumed_capacity,
+                    ),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.device),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.driver),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pool),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.request),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.share_id),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.tolerations,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeviceRequestAllocationResultApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.admin_access.is_some())
+            + usize::from(self.binding_conditions.is_some())
+            + usize::from(self.binding_failure_conditions.is_some())
+            + usize::from(self.consumed_capacity.is_some())
+            + usize::from(self.device.is_some()) + usize::from(self.driver.is_some())
+            + usize::from(self.pool.is_some()) + usize::from(self.request.is_some())
+            + usize::from(self.share_id.is_some())
+            + usize::from(self.tolerations.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.admin_access {
+            out.field("adminAccess", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.binding_conditions {
+            out.field("bindingConditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.binding_failure_conditions {
+            out.field("bindingFailureConditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.consumed_capacity {
+            out.field("consumedCapacity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.device {
+            out.field("device", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.driver {
+            out.field("driver", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pool {
+            out.field("pool", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.request {
+            out.field("request", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.share_id {
+            out.field("shareID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tolerations {
+            out.field("tolerations", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceRequestAllocationResultApply);
+#[cfg(feature = "apply")]
+impl DeviceRequestAllocationResultApply {
+    /// Sets `adminAccess`, replacing an earlier value.
+    #[inline]
+    pub fn with_admin_access(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.admin_access = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `bindingConditions` (a later call appends more).
+    #[inline]
+    pub fn with_binding_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.binding_conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Appends the values to `bindingFailureConditions` (a later call appends more).
+    #[inline]
+    pub fn with_binding_failure_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.binding_failure_conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Adds the entries to `consumedCapacity`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_consumed_capacity(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apimachinery::pkg::api::resource::Quantity,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.consumed_capacity
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `device`, replacing an earlier value.
+    #[inline]
+    pub fn with_device(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.device = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `driver`, replacing an earlier value.
+    #[inline]
+    pub fn with_driver(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.driver = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `pool`, replacing an earlier value.
+    #[inline]
+    pub fn with_pool(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pool = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `request`, replacing an earlier value.
+    #[inline]
+    pub fn with_request(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.request = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `shareID`, replacing an earlier value.
+    #[inline]
+    pub fn with_share_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.share_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `tolerations` (a later call appends more).
+    #[inline]
+    pub fn with_tolerations(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::resource::v1beta2::DeviceTolerationApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.tolerations
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

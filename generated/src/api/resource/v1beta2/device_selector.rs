@@ -82,3 +82,76 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceSelector {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.cel);
     }
 }
+/// The apply configuration of [`DeviceSelector`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceSelectorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceSelectorApply {
+    /// CEL contains a CEL expression for selecting a device.
+    pub cel: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta2::CELDeviceSelectorApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceSelectorApply {
+    const NAME: &'static str = "DeviceSelectorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "cel" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.cel,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceSelectorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.cel.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.cel {
+            out.field("cel", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceSelectorApply);
+#[cfg(feature = "apply")]
+impl DeviceSelectorApply {
+    /// Sets `cel`, replacing an earlier value.
+    #[inline]
+    pub fn with_cel(
+        mut self,
+        value: crate::api::resource::v1beta2::CELDeviceSelectorApply,
+    ) -> Self {
+        self.cel = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -144,3 +144,136 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceTaint {
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.time_added);
     }
 }
+/// The apply configuration of [`DeviceTaint`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeviceTaintApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceTaintApply {
+    /// The effect of the taint on claims that do not tolerate the taint and through such claims on the pods using them.
+    ///
+    /// Valid effects are None, NoSchedule and NoExecute. PreferNoSchedule as used for nodes is not valid here. More effects may get added in the future. Consumers must treat unknown effects like None.
+    ///
+    ///
+    /// Possible enum values:
+    ///  - `"NoExecute"` Evict any already-running pods that do not tolerate the device taint.
+    ///  - `"NoSchedule"` Do not allow new pods to schedule which use a tainted device unless they tolerate the taint, but allow all pods submitted to Kubelet without going through the scheduler to start, and allow all already-running pods to continue running.
+    ///  - `"None"` No effect, the taint is purely informational.
+    pub effect: Option<::k8s_client_runtime::LeanString>,
+    /// The taint key to be applied to a device. Must be a label name.
+    pub key: Option<::k8s_client_runtime::LeanString>,
+    /// TimeAdded represents the time at which the taint was added. Added automatically during create or update if not set.
+    pub time_added: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// The taint value corresponding to the taint key. Must be a label value.
+    pub value: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeviceTaintApply {
+    const NAME: &'static str = "DeviceTaintApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "effect" => 0,
+                "key" => 1,
+                "timeAdded" => 2,
+                "value" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.effect),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.key),
+                )?
+            }
+            2 => self.time_added = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.value),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.effect.is_some()) + usize::from(self.key.is_some())
+            + usize::from(self.time_added.is_some()) + usize::from(self.value.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.effect {
+            out.field("effect", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.key {
+            out.field("key", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.time_added {
+            out.field("timeAdded", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value {
+            out.field("value", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeviceTaintApply);
+#[cfg(feature = "apply")]
+impl DeviceTaintApply {
+    /// Sets `effect`, replacing an earlier value.
+    #[inline]
+    pub fn with_effect(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.effect = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `key`, replacing an earlier value.
+    #[inline]
+    pub fn with_key(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.key = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `timeAdded`, replacing an earlier value.
+    #[inline]
+    pub fn with_time_added(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.time_added = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `value`, replacing an earlier value.
+    #[inline]
+    pub fn with_value(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.value = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -139,3 +139,127 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkDeviceData {
         );
     }
 }
+/// The apply configuration of [`NetworkDeviceData`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `NetworkDeviceDataApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NetworkDeviceDataApply {
+    /// HardwareAddress represents the hardware address (e.g. MAC Address) of the device's network interface.
+    ///
+    /// Must not be longer than 128 characters.
+    pub hardware_address: Option<::k8s_client_runtime::LeanString>,
+    /// InterfaceName specifies the name of the network interface associated with the allocated device. This might be the name of a physical or virtual network interface being configured in the pod.
+    ///
+    /// Must not be longer than 256 characters.
+    pub interface_name: Option<::k8s_client_runtime::LeanString>,
+    /// IPs lists the network addresses assigned to the device's network interface. This can include both IPv4 and IPv6 addresses. The IPs are in the CIDR notation, which includes both the address and the associated subnet mask. e.g.: "192.0.2.5/24" for IPv4 and "2001:db8::5/64" for IPv6.
+    pub ips: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for NetworkDeviceDataApply {
+    const NAME: &'static str = "NetworkDeviceDataApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "hardwareAddress" => 0,
+                "interfaceName" => 1,
+                "ips" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.hardware_address,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.interface_name,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.ips),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkDeviceDataApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.hardware_address.is_some())
+            + usize::from(self.interface_name.is_some())
+            + usize::from(self.ips.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.hardware_address {
+            out.field("hardwareAddress", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.interface_name {
+            out.field("interfaceName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ips {
+            out.field("ips", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(NetworkDeviceDataApply);
+#[cfg(feature = "apply")]
+impl NetworkDeviceDataApply {
+    /// Sets `hardwareAddress`, replacing an earlier value.
+    #[inline]
+    pub fn with_hardware_address(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.hardware_address = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `interfaceName`, replacing an earlier value.
+    #[inline]
+    pub fn with_interface_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.interface_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `ips` (a later call appends more).
+    #[inline]
+    pub fn with_ips(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ips
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

@@ -86,3 +86,76 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceClaimSpec {
         );
     }
 }
+/// The apply configuration of [`ResourceClaimSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ResourceClaimSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResourceClaimSpecApply {
+    /// Devices defines how to request devices.
+    pub devices: Option<
+        ::std::boxed::Box<crate::api::resource::v1beta2::DeviceClaimApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ResourceClaimSpecApply {
+    const NAME: &'static str = "ResourceClaimSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "devices" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.devices,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.devices.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.devices {
+            out.field("devices", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ResourceClaimSpecApply);
+#[cfg(feature = "apply")]
+impl ResourceClaimSpecApply {
+    /// Sets `devices`, replacing an earlier value.
+    #[inline]
+    pub fn with_devices(
+        mut self,
+        value: crate::api::resource::v1beta2::DeviceClaimApply,
+    ) -> Self {
+        self.devices = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

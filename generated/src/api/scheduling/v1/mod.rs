@@ -4,3 +4,5 @@ mod priority_class;
 pub use self::priority_class::PriorityClass;
 mod priority_class_list;
 pub use self::priority_class_list::PriorityClassList;
+#[cfg(feature = "apply")]
+pub use self::priority_class::PriorityClassApply;

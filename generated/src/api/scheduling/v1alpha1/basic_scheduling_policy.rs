@@ -47,3 +47,41 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for BasicSchedulingPolicy {
 impl ::k8s_client_runtime::protobuf::EncodeProto for BasicSchedulingPolicy {
     fn encode_fields(&self, _writer: &mut ::k8s_client_runtime::protobuf::Writer) {}
 }
+/// The apply configuration of [`BasicSchedulingPolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `BasicSchedulingPolicyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BasicSchedulingPolicyApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for BasicSchedulingPolicyApply {
+    const NAME: &'static str = "BasicSchedulingPolicyApply";
+    fn field_index(_key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::None
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        _index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        map.next_value::<::serde::de::IgnoredAny>()?;
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for BasicSchedulingPolicyApply {
+    fn field_count(&self) -> usize {
+        0usize
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        _out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(BasicSchedulingPolicyApply);
+#[cfg(feature = "apply")]
+impl BasicSchedulingPolicyApply {}

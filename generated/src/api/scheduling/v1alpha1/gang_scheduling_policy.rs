@@ -73,3 +73,64 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for GangSchedulingPolicy {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.min_count);
     }
 }
+/// The apply configuration of [`GangSchedulingPolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `GangSchedulingPolicyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GangSchedulingPolicyApply {
+    /// MinCount is the minimum number of pods that must be schedulable or scheduled at the same time for the scheduler to admit the entire group. It must be a positive integer.
+    pub min_count: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for GangSchedulingPolicyApply {
+    const NAME: &'static str = "GangSchedulingPolicyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "minCount" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.min_count = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for GangSchedulingPolicyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.min_count.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.min_count {
+            out.field("minCount", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(GangSchedulingPolicyApply);
+#[cfg(feature = "apply")]
+impl GangSchedulingPolicyApply {
+    /// Sets `minCount`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_count(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.min_count = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -16,3 +16,17 @@ mod workload_list;
 pub use self::workload_list::WorkloadList;
 mod workload_spec;
 pub use self::workload_spec::WorkloadSpec;
+#[cfg(feature = "apply")]
+pub use self::basic_scheduling_policy::BasicSchedulingPolicyApply;
+#[cfg(feature = "apply")]
+pub use self::gang_scheduling_policy::GangSchedulingPolicyApply;
+#[cfg(feature = "apply")]
+pub use self::pod_group::PodGroupApply;
+#[cfg(feature = "apply")]
+pub use self::pod_group_policy::PodGroupPolicyApply;
+#[cfg(feature = "apply")]
+pub use self::typed_local_object_reference::TypedLocalObjectReferenceApply;
+#[cfg(feature = "apply")]
+pub use self::workload::WorkloadApply;
+#[cfg(feature = "apply")]
+pub use self::workload_spec::WorkloadSpecApply;

@@ -109,3 +109,101 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodGroupPolicy {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.gang);
     }
 }
+/// The apply configuration of [`PodGroupPolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `PodGroupPolicyApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PodGroupPolicyApply {
+    /// Basic specifies that the pods in this group should be scheduled using standard Kubernetes scheduling behavior.
+    pub basic: Option<
+        ::std::boxed::Box<crate::api::scheduling::v1alpha1::BasicSchedulingPolicyApply>,
+    >,
+    /// Gang specifies that the pods in this group should be scheduled using all-or-nothing semantics.
+    pub gang: Option<
+        ::std::boxed::Box<crate::api::scheduling::v1alpha1::GangSchedulingPolicyApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for PodGroupPolicyApply {
+    const NAME: &'static str = "PodGroupPolicyApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "basic" => 0,
+                "gang" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.basic,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.gang,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for PodGroupPolicyApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.basic.is_some()) + usize::from(self.gang.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.basic {
+            out.field("basic", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.gang {
+            out.field("gang", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(PodGroupPolicyApply);
+#[cfg(feature = "apply")]
+impl PodGroupPolicyApply {
+    /// Sets `basic`, replacing an earlier value.
+    #[inline]
+    pub fn with_basic(
+        mut self,
+        value: crate::api::scheduling::v1alpha1::BasicSchedulingPolicyApply,
+    ) -> Self {
+        self.basic = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `gang`, replacing an earlier value.
+    #[inline]
+    pub fn with_gang(
+        mut self,
+        value: crate::api::scheduling::v1alpha1::GangSchedulingPolicyApply,
+    ) -> Self {
+        self.gang = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

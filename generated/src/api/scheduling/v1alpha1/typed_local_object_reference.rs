@@ -119,3 +119,114 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for TypedLocalObjectReference {
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.name);
     }
 }
+/// The apply configuration of [`TypedLocalObjectReference`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `TypedLocalObjectReferenceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TypedLocalObjectReferenceApply {
+    /// APIGroup is the group for the resource being referenced. If APIGroup is empty, the specified Kind must be in the core API group. For any other third-party types, setting APIGroup is required. It must be a DNS subdomain.
+    pub api_group: Option<::k8s_client_runtime::LeanString>,
+    /// Kind is the type of resource being referenced. It must be a path segment name.
+    pub kind: Option<::k8s_client_runtime::LeanString>,
+    /// Name is the name of resource being referenced. It must be a path segment name.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for TypedLocalObjectReferenceApply {
+    const NAME: &'static str = "TypedLocalObjectReferenceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "apiGroup" => 0,
+                "kind" => 1,
+                "name" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.api_group),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for TypedLocalObjectReferenceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.api_group.is_some()) + usize::from(self.kind.is_some())
+            + usize::from(self.name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.api_group {
+            out.field("apiGroup", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kind {
+            out.field("kind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(TypedLocalObjectReferenceApply);
+#[cfg(feature = "apply")]
+impl TypedLocalObjectReferenceApply {
+    /// Sets `apiGroup`, replacing an earlier value.
+    #[inline]
+    pub fn with_api_group(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.api_group = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `kind`, replacing an earlier value.
+    #[inline]
+    pub fn with_kind(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.kind = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

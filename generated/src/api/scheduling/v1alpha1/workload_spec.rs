@@ -111,3 +111,110 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for WorkloadSpec {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.pod_groups);
     }
 }
+/// The apply configuration of [`WorkloadSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `WorkloadSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WorkloadSpecApply {
+    /// ControllerRef is an optional reference to the controlling object, such as a Deployment or Job. This field is intended for use by tools like CLIs to provide a link back to the original workload definition. When set, it cannot be changed.
+    pub controller_ref: Option<
+        ::std::boxed::Box<
+            crate::api::scheduling::v1alpha1::TypedLocalObjectReferenceApply,
+        >,
+    >,
+    /// PodGroups is the list of pod groups that make up the Workload. The maximum number of pod groups is 8. This field is immutable.
+    pub pod_groups: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::scheduling::v1alpha1::PodGroupApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WorkloadSpecApply {
+    const NAME: &'static str = "WorkloadSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "controllerRef" => 0,
+                "podGroups" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.controller_ref,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.pod_groups,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WorkloadSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.controller_ref.is_some())
+            + usize::from(self.pod_groups.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.controller_ref {
+            out.field("controllerRef", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_groups {
+            out.field("podGroups", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WorkloadSpecApply);
+#[cfg(feature = "apply")]
+impl WorkloadSpecApply {
+    /// Sets `controllerRef`, replacing an earlier value.
+    #[inline]
+    pub fn with_controller_ref(
+        mut self,
+        value: crate::api::scheduling::v1alpha1::TypedLocalObjectReferenceApply,
+    ) -> Self {
+        self.controller_ref = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `podGroups` (a later call appends more).
+    #[inline]
+    pub fn with_pod_groups(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::scheduling::v1alpha1::PodGroupApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.pod_groups
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

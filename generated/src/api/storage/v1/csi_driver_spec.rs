@@ -334,3 +334,318 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CSIDriverSpec {
         );
     }
 }
+/// The apply configuration of [`CSIDriverSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CSIDriverSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CSIDriverSpecApply {
+    /// attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting. The CSI external-attacher coordinates with CSI volume driver and updates the volumeattachment status when the attach operation is complete. If the value is specified to false, the attach operation will be skipped. Otherwise the attach operation will be called.
+    ///
+    /// This field is immutable.
+    pub attach_required: Option<bool>,
+    /// fsGroupPolicy defines if the underlying volume supports changing ownership and permission of the volume before being mounted. Refer to the specific FSGroupPolicy values for additional details.
+    ///
+    /// This field was immutable in Kubernetes < 1.29 and now is mutable.
+    ///
+    /// Defaults to ReadWriteOnceWithFSType, which will examine each volume to determine if Kubernetes should modify ownership and permissions of the volume. With the default policy the defined fsGroup will only be applied if a fstype is defined and the volume's access mode contains ReadWriteOnce.
+    pub fs_group_policy: Option<::k8s_client_runtime::LeanString>,
+    /// nodeAllocatableUpdatePeriodSeconds specifies the interval between periodic updates of the CSINode allocatable capacity for this driver. When set, both periodic updates and updates triggered by capacity-related failures are enabled. If not set, no updates occur (neither periodic nor upon detecting capacity-related failures), and the allocatable.count remains static. The minimum allowed value for this field is 10 seconds.
+    ///
+    /// This is a beta feature and requires the MutableCSINodeAllocatableCount feature gate to be enabled.
+    ///
+    /// This field is mutable.
+    pub node_allocatable_update_period_seconds: Option<i64>,
+    /// podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be passed on mount. Default is false.
+    ///
+    /// The CSI driver specifies podInfoOnMount as part of driver deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI NodePublishVolume() calls. The CSI driver is responsible for parsing and validating the information passed in as VolumeContext.
+    ///
+    /// The following VolumeContext will be passed if podInfoOnMount is set to true. This list might grow, but the prefix will be used. "csi.storage.k8s.io/pod.name": pod.Name "csi.storage.k8s.io/pod.namespace": pod.Namespace "csi.storage.k8s.io/pod.uid": string(pod.UID) "csi.storage.k8s.io/ephemeral": "true" if the volume is an ephemeral inline volume
+    ///                                 defined by a CSIVolumeSource, otherwise "false"
+    ///
+    /// "csi.storage.k8s.io/ephemeral" is a new feature in Kubernetes 1.16. It is only required for drivers which support both the "Persistent" and "Ephemeral" VolumeLifecycleMode. Other drivers can leave pod info disabled and/or ignore this field. As Kubernetes 1.15 doesn't support this field, drivers can only support one mode when deployed on such a cluster and the deployment determines which mode that is, for example via a command line parameter of the driver.
+    ///
+    /// This field was immutable in Kubernetes < 1.29 and now is mutable.
+    pub pod_info_on_mount: Option<bool>,
+    /// requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume. This field defaults to false.
+    ///
+    /// Note: After a successful initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update the contents of the volume. New mount points will not be seen by a running container.
+    pub requires_republish: Option<bool>,
+    /// seLinuxMount specifies if the CSI driver supports "-o context" mount option.
+    ///
+    /// When "true", the CSI driver must ensure that all volumes provided by this CSI driver can be mounted separately with different `-o context` options. This is typical for storage backends that provide volumes as filesystems on block devices or as independent shared volumes. Kubernetes will call NodeStage / NodePublish with "-o context=xyz" mount option when mounting a ReadWriteOncePod volume used in Pod that has explicitly set SELinux context. In the future, it may be expanded to other volume AccessModes. In any case, Kubernetes will ensure that the volume is mounted only with a single SELinux context.
+    ///
+    /// When "false", Kubernetes won't pass any special SELinux mount options to the driver. This is typical for volumes that represent subdirectories of a bigger shared filesystem.
+    ///
+    /// Default is "false".
+    pub se_linux_mount: Option<bool>,
+    /// serviceAccountTokenInSecrets is an opt-in for CSI drivers to indicate that service account tokens should be passed via the Secrets field in NodePublishVolumeRequest instead of the VolumeContext field. The CSI specification provides a dedicated Secrets field for sensitive information like tokens, which is the appropriate mechanism for handling credentials. This addresses security concerns where sensitive tokens were being logged as part of volume context.
+    ///
+    /// When "true", kubelet will pass the tokens only in the Secrets field with the key "csi.storage.k8s.io/serviceAccount.tokens". The CSI driver must be updated to read tokens from the Secrets field instead of VolumeContext.
+    ///
+    /// When "false" or not set, kubelet will pass the tokens in VolumeContext with the key "csi.storage.k8s.io/serviceAccount.tokens" (existing behavior). This maintains backward compatibility with existing CSI drivers.
+    ///
+    /// This field can only be set when TokenRequests is configured. The API server will reject CSIDriver specs that set this field without TokenRequests.
+    ///
+    /// Default behavior if unset is to pass tokens in the VolumeContext field.
+    pub service_account_token_in_secrets: Option<bool>,
+    /// storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.
+    ///
+    /// The check can be enabled immediately when deploying a driver. In that case, provisioning new volumes with late binding will pause until the driver deployment has published some suitable CSIStorageCapacity object.
+    ///
+    /// Alternatively, the driver can be deployed with the field unset or false and it can be flipped later when storage capacity information has been published.
+    ///
+    /// This field was immutable in Kubernetes <= 1.22 and now is mutable.
+    pub storage_capacity: Option<bool>,
+    /// tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI NodePublishVolume calls. The CSI driver should parse and validate the following VolumeContext: "csi.storage.k8s.io/serviceAccount.tokens": {
+    ///   "<audience>": {
+    ///     "token": <token>,
+    ///     "expirationTimestamp": <expiration timestamp in RFC3339>,
+    ///   },
+    ///   ...
+    /// }
+    ///
+    /// Note: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.
+    pub token_requests: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::storage::v1::TokenRequestApply>,
+    >,
+    /// volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is "Persistent", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.
+    ///
+    /// The other mode is "Ephemeral". In this mode, volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for such a volume.
+    ///
+    /// For more information about implementing this mode, see https://kubernetes-csi.github.io/docs/ephemeral-local-volumes.html A driver can support one or more of these modes and more modes may be added in the future.
+    ///
+    /// This field is beta. This field is immutable.
+    pub volume_lifecycle_modes: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CSIDriverSpecApply {
+    const NAME: &'static str = "CSIDriverSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "attachRequired" => 0,
+                "fsGroupPolicy" => 1,
+                "nodeAllocatableUpdatePeriodSeconds" => 2,
+                "podInfoOnMount" => 3,
+                "requiresRepublish" => 4,
+                "seLinuxMount" => 5,
+                "serviceAccountTokenInSecrets" => 6,
+                "storageCapacity" => 7,
+                "tokenRequests" => 8,
+                "volumeLifecycleModes" => 9,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.attach_required = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.fs_group_policy,
+                    ),
+                )?
+            }
+            2 => self.node_allocatable_update_period_seconds = map.next_value()?,
+            3 => self.pod_info_on_mount = map.next_value()?,
+            4 => self.requires_republish = map.next_value()?,
+            5 => self.se_linux_mount = map.next_value()?,
+            6 => self.service_account_token_in_secrets = map.next_value()?,
+            7 => self.storage_capacity = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.token_requests,
+                        options,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.volume_lifecycle_modes,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIDriverSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.attach_required.is_some())
+            + usize::from(self.fs_group_policy.is_some())
+            + usize::from(self.node_allocatable_update_period_seconds.is_some())
+            + usize::from(self.pod_info_on_mount.is_some())
+            + usize::from(self.requires_republish.is_some())
+            + usize::from(self.se_linux_mount.is_some())
+            + usize::from(self.service_account_token_in_secrets.is_some())
+            + usize::from(self.storage_capacity.is_some())
+            + usize::from(self.token_requests.is_some())
+            + usize::from(self.volume_lifecycle_modes.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.attach_required {
+            out.field("attachRequired", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fs_group_policy {
+            out.field("fsGroupPolicy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .node_allocatable_update_period_seconds
+        {
+            out.field("nodeAllocatableUpdatePeriodSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pod_info_on_mount {
+            out.field("podInfoOnMount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.requires_republish {
+            out.field("requiresRepublish", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.se_linux_mount {
+            out.field("seLinuxMount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .service_account_token_in_secrets
+        {
+            out.field("serviceAccountTokenInSecrets", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storage_capacity {
+            out.field("storageCapacity", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.token_requests {
+            out.field("tokenRequests", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.volume_lifecycle_modes {
+            out.field("volumeLifecycleModes", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CSIDriverSpecApply);
+#[cfg(feature = "apply")]
+impl CSIDriverSpecApply {
+    /// Sets `attachRequired`, replacing an earlier value.
+    #[inline]
+    pub fn with_attach_required(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.attach_required = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `fsGroupPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_fs_group_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fs_group_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeAllocatableUpdatePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_allocatable_update_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.node_allocatable_update_period_seconds = ::std::option::Option::Some(
+            value.into(),
+        );
+        self
+    }
+    /// Sets `podInfoOnMount`, replacing an earlier value.
+    #[inline]
+    pub fn with_pod_info_on_mount(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.pod_info_on_mount = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `requiresRepublish`, replacing an earlier value.
+    #[inline]
+    pub fn with_requires_republish(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.requires_republish = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `seLinuxMount`, replacing an earlier value.
+    #[inline]
+    pub fn with_se_linux_mount(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.se_linux_mount = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `serviceAccountTokenInSecrets`, replacing an earlier value.
+    #[inline]
+    pub fn with_service_account_token_in_secrets(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.service_account_token_in_secrets = ::std::option::Option::Some(
+            value.into(),
+        );
+        self
+    }
+    /// Sets `storageCapacity`, replacing an earlier value.
+    #[inline]
+    pub fn with_storage_capacity(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.storage_capacity = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `tokenRequests` (a later call appends more).
+    #[inline]
+    pub fn with_token_requests(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::storage::v1::TokenRequestApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.token_requests
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `volumeLifecycleModes` (a later call appends more).
+    #[inline]
+    pub fn with_volume_lifecycle_modes(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.volume_lifecycle_modes
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

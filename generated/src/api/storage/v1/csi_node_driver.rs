@@ -147,3 +147,148 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CSINodeDriver {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.allocatable);
     }
 }
+/// The apply configuration of [`CSINodeDriver`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CSINodeDriverApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CSINodeDriverApply {
+    /// allocatable represents the volume resources of a node that are available for scheduling. This field is beta.
+    pub allocatable: Option<
+        ::std::boxed::Box<crate::api::storage::v1::VolumeNodeResourcesApply>,
+    >,
+    /// name represents the name of the CSI driver that this object refers to. This MUST be the same name returned by the CSI GetPluginName() call for that driver.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// nodeID of the node from the driver point of view. This field enables Kubernetes to communicate with storage systems that do not share the same nomenclature for nodes. For example, Kubernetes may refer to a given node as "node1", but the storage system may refer to the same node as "nodeA". When Kubernetes issues a command to the storage system to attach a volume to a specific node, it can use this field to refer to the node name using the ID that the storage system will understand, e.g. "nodeA" instead of "node1". This field is required.
+    pub node_id: Option<::k8s_client_runtime::LeanString>,
+    /// topologyKeys is the list of keys supported by the driver. When a driver is initialized on a cluster, it provides a set of topology keys that it understands (e.g. "company.com/zone", "company.com/region"). When a driver is initialized on a node, it provides the same topology keys along with values. Kubelet will expose these topology keys as labels on its own node object. When Kubernetes does topology aware provisioning, it can use this list to determine which labels it should retrieve from the node object and pass back to the driver. It is possible for different nodes to use different topology keys. This can be empty if driver does not support topology.
+    pub topology_keys: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CSINodeDriverApply {
+    const NAME: &'static str = "CSINodeDriverApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "allocatable" => 0,
+                "name" => 1,
+                "nodeID" => 2,
+                "topologyKeys" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.allocatable,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_id),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.topology_keys,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CSINodeDriverApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.allocatable.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.node_id.is_some())
+            + usize::from(self.topology_keys.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.allocatable {
+            out.field("allocatable", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_id {
+            out.field("nodeID", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.topology_keys {
+            out.field("topologyKeys", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CSINodeDriverApply);
+#[cfg(feature = "apply")]
+impl CSINodeDriverApply {
+    /// Sets `allocatable`, replacing an earlier value.
+    #[inline]
+    pub fn with_allocatable(
+        mut self,
+        value: crate::api::storage::v1::VolumeNodeResourcesApply,
+    ) -> Self {
+        self.allocatable = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeID`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.node_id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `topologyKeys` (a later call appends more).
+    #[inline]
+    pub fn with_topology_keys(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.topology_keys
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

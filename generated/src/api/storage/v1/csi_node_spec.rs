@@ -80,3 +80,82 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CSINodeSpec {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.drivers);
     }
 }
+/// The apply configuration of [`CSINodeSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CSINodeSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CSINodeSpecApply {
+    /// drivers is a list of information of all CSI Drivers existing on a node. If all drivers in the list are uninstalled, this can become empty.
+    pub drivers: Option<
+        ::k8s_client_runtime::ThinVec<crate::api::storage::v1::CSINodeDriverApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for CSINodeSpecApply {
+    const NAME: &'static str = "CSINodeSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "drivers" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.drivers,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for CSINodeSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.drivers.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.drivers {
+            out.field("drivers", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CSINodeSpecApply);
+#[cfg(feature = "apply")]
+impl CSINodeSpecApply {
+    /// Appends the values to `drivers` (a later call appends more).
+    #[inline]
+    pub fn with_drivers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::api::storage::v1::CSINodeDriverApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.drivers
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -97,3 +97,88 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for TokenRequest {
         );
     }
 }
+/// The apply configuration of [`TokenRequest`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `TokenRequestApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TokenRequestApply {
+    /// audience is the intended audience of the token in "TokenRequestSpec". It will default to the audiences of kube apiserver.
+    pub audience: Option<::k8s_client_runtime::LeanString>,
+    /// expirationSeconds is the duration of validity of the token in "TokenRequestSpec". It has the same default value of "ExpirationSeconds" in "TokenRequestSpec".
+    pub expiration_seconds: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for TokenRequestApply {
+    const NAME: &'static str = "TokenRequestApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "audience" => 0,
+                "expirationSeconds" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.audience),
+                )?
+            }
+            1 => self.expiration_seconds = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenRequestApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.audience.is_some())
+            + usize::from(self.expiration_seconds.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.audience {
+            out.field("audience", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.expiration_seconds {
+            out.field("expirationSeconds", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(TokenRequestApply);
+#[cfg(feature = "apply")]
+impl TokenRequestApply {
+    /// Sets `audience`, replacing an earlier value.
+    #[inline]
+    pub fn with_audience(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.audience = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `expirationSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_expiration_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.expiration_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -115,3 +115,101 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeAttachmentSource {
         );
     }
 }
+/// The apply configuration of [`VolumeAttachmentSource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `VolumeAttachmentSourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VolumeAttachmentSourceApply {
+    /// inlineVolumeSpec contains all the information necessary to attach a persistent volume defined by a pod's inline VolumeSource. This field is populated only for the CSIMigration feature. It contains translated fields from a pod's inline VolumeSource to a PersistentVolumeSpec. This field is beta-level and is only honored by servers that enabled the CSIMigration feature.
+    pub inline_volume_spec: Option<
+        ::std::boxed::Box<crate::api::core::v1::PersistentVolumeSpecApply>,
+    >,
+    /// persistentVolumeName represents the name of the persistent volume to attach.
+    pub persistent_volume_name: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttachmentSourceApply {
+    const NAME: &'static str = "VolumeAttachmentSourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "inlineVolumeSpec" => 0,
+                "persistentVolumeName" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.inline_volume_spec,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.persistent_volume_name,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachmentSourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.inline_volume_spec.is_some())
+            + usize::from(self.persistent_volume_name.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.inline_volume_spec {
+            out.field("inlineVolumeSpec", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.persistent_volume_name {
+            out.field("persistentVolumeName", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(VolumeAttachmentSourceApply);
+#[cfg(feature = "apply")]
+impl VolumeAttachmentSourceApply {
+    /// Sets `inlineVolumeSpec`, replacing an earlier value.
+    #[inline]
+    pub fn with_inline_volume_spec(
+        mut self,
+        value: crate::api::core::v1::PersistentVolumeSpecApply,
+    ) -> Self {
+        self.inline_volume_spec = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+    /// Sets `persistentVolumeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_persistent_volume_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.persistent_volume_name = ::std::option::Option::Some(value.into());
+        self
+    }
+}

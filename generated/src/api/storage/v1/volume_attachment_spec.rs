@@ -116,3 +116,115 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeAttachmentSpec {
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.node_name);
     }
 }
+/// The apply configuration of [`VolumeAttachmentSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `VolumeAttachmentSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VolumeAttachmentSpecApply {
+    /// attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().
+    pub attacher: Option<::k8s_client_runtime::LeanString>,
+    /// nodeName represents the node that the volume should be attached to.
+    pub node_name: Option<::k8s_client_runtime::LeanString>,
+    /// source represents the volume that should be attached.
+    pub source: Option<crate::api::storage::v1::VolumeAttachmentSourceApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttachmentSpecApply {
+    const NAME: &'static str = "VolumeAttachmentSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "attacher" => 0,
+                "nodeName" => 1,
+                "source" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.attacher),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.node_name),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.source,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachmentSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.attacher.is_some())
+            + usize::from(self.node_name.is_some()) + usize::from(self.source.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.attacher {
+            out.field("attacher", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.node_name {
+            out.field("nodeName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.source {
+            out.field("source", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(VolumeAttachmentSpecApply);
+#[cfg(feature = "apply")]
+impl VolumeAttachmentSpecApply {
+    /// Sets `attacher`, replacing an earlier value.
+    #[inline]
+    pub fn with_attacher(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.attacher = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nodeName`, replacing an earlier value.
+    #[inline]
+    pub fn with_node_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.node_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `source`, replacing an earlier value.
+    #[inline]
+    pub fn with_source(
+        mut self,
+        value: crate::api::storage::v1::VolumeAttachmentSourceApply,
+    ) -> Self {
+        self.source = ::std::option::Option::Some(value);
+        self
+    }
+}

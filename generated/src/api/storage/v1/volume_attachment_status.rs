@@ -154,3 +154,148 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeAttachmentStatus {
         );
     }
 }
+/// The apply configuration of [`VolumeAttachmentStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `VolumeAttachmentStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VolumeAttachmentStatusApply {
+    /// attachError represents the last error encountered during attach operation, if any. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
+    pub attach_error: Option<
+        ::std::boxed::Box<crate::api::storage::v1::VolumeErrorApply>,
+    >,
+    /// attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
+    pub attached: Option<bool>,
+    /// attachmentMetadata is populated with any information returned by the attach operation, upon successful attach, that must be passed into subsequent WaitForAttach or Mount calls. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.
+    pub attachment_metadata: Option<::k8s_client_runtime::Map>,
+    /// detachError represents the last error encountered during detach operation, if any. This field must only be set by the entity completing the detach operation, i.e. the external-attacher.
+    pub detach_error: Option<
+        ::std::boxed::Box<crate::api::storage::v1::VolumeErrorApply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeAttachmentStatusApply {
+    const NAME: &'static str = "VolumeAttachmentStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "attachError" => 0,
+                "attached" => 1,
+                "attachmentMetadata" => 2,
+                "detachError" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.attach_error,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.attached = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.attachment_metadata,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.detach_error,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachmentStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.attach_error.is_some())
+            + usize::from(self.attached.is_some())
+            + usize::from(self.attachment_metadata.is_some())
+            + usize::from(self.detach_error.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.attach_error {
+            out.field("attachError", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.attached {
+            out.field("attached", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.attachment_metadata {
+            out.field("attachmentMetadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.detach_error {
+            out.field("detachError", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(VolumeAttachmentStatusApply);
+#[cfg(feature = "apply")]
+impl VolumeAttachmentStatusApply {
+    /// Sets `attachError`, replacing an earlier value.
+    #[inline]
+    pub fn with_attach_error(
+        mut self,
+        value: crate::api::storage::v1::VolumeErrorApply,
+    ) -> Self {
+        self.attach_error = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `attached`, replacing an earlier value.
+    #[inline]
+    pub fn with_attached(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.attached = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `attachmentMetadata`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_attachment_metadata(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.attachment_metadata
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `detachError`, replacing an earlier value.
+    #[inline]
+    pub fn with_detach_error(
+        mut self,
+        value: crate::api::storage::v1::VolumeErrorApply,
+    ) -> Self {
+        self.detach_error = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -118,3 +118,103 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeError {
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.error_code);
     }
 }
+/// The apply configuration of [`VolumeError`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `VolumeErrorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VolumeErrorApply {
+    /// errorCode is a numeric gRPC code representing the error encountered during Attach or Detach operations.
+    ///
+    /// This is an optional, beta field that requires the MutableCSINodeAllocatableCount feature gate being enabled to be set.
+    pub error_code: Option<i32>,
+    /// message represents the error encountered during Attach or Detach operation. This string may be logged, so it should not contain sensitive information.
+    pub message: Option<::k8s_client_runtime::LeanString>,
+    /// time represents the time the error was encountered.
+    pub time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeErrorApply {
+    const NAME: &'static str = "VolumeErrorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "errorCode" => 0,
+                "message" => 1,
+                "time" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.error_code = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            2 => self.time = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeErrorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.error_code.is_some())
+            + usize::from(self.message.is_some()) + usize::from(self.time.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.error_code {
+            out.field("errorCode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.time {
+            out.field("time", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(VolumeErrorApply);
+#[cfg(feature = "apply")]
+impl VolumeErrorApply {
+    /// Sets `errorCode`, replacing an earlier value.
+    #[inline]
+    pub fn with_error_code(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.error_code = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `message`, replacing an earlier value.
+    #[inline]
+    pub fn with_message(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.message = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `time`, replacing an earlier value.
+    #[inline]
+    pub fn with_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.time = ::std::option::Option::Some(value.into());
+        self
+    }
+}

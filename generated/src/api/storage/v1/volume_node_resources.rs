@@ -75,3 +75,64 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeNodeResources {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.count);
     }
 }
+/// The apply configuration of [`VolumeNodeResources`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `VolumeNodeResourcesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VolumeNodeResourcesApply {
+    /// count indicates the maximum number of unique volumes managed by the CSI driver that can be used on a node. A volume that is both attached and mounted on a node is considered to be used once, not twice. The same rule applies for a unique volume that is shared among multiple pods on the same node. If this field is not specified, then the supported number of volumes on this node is unbounded.
+    pub count: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for VolumeNodeResourcesApply {
+    const NAME: &'static str = "VolumeNodeResourcesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "count" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.count = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeNodeResourcesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.count.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.count {
+            out.field("count", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(VolumeNodeResourcesApply);
+#[cfg(feature = "apply")]
+impl VolumeNodeResourcesApply {
+    /// Sets `count`, replacing an earlier value.
+    #[inline]
+    pub fn with_count(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.count = ::std::option::Option::Some(value.into());
+        self
+    }
+}

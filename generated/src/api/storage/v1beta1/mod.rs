@@ -4,3 +4,5 @@ mod volume_attributes_class;
 pub use self::volume_attributes_class::VolumeAttributesClass;
 mod volume_attributes_class_list;
 pub use self::volume_attributes_class_list::VolumeAttributesClassList;
+#[cfg(feature = "apply")]
+pub use self::volume_attributes_class::VolumeAttributesClassApply;

@@ -8,3 +8,9 @@ mod storage_version_migration_spec;
 pub use self::storage_version_migration_spec::StorageVersionMigrationSpec;
 mod storage_version_migration_status;
 pub use self::storage_version_migration_status::StorageVersionMigrationStatus;
+#[cfg(feature = "apply")]
+pub use self::storage_version_migration::StorageVersionMigrationApply;
+#[cfg(feature = "apply")]
+pub use self::storage_version_migration_spec::StorageVersionMigrationSpecApply;
+#[cfg(feature = "apply")]
+pub use self::storage_version_migration_status::StorageVersionMigrationStatusApply;

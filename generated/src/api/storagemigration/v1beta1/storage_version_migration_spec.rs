@@ -80,3 +80,76 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionMigrationSpec
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.resource);
     }
 }
+/// The apply configuration of [`StorageVersionMigrationSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `StorageVersionMigrationSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StorageVersionMigrationSpecApply {
+    /// The resource that is being migrated. The migrator sends requests to the endpoint serving the resource. Immutable.
+    pub resource: Option<crate::apimachinery::pkg::apis::meta::v1::GroupResourceApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for StorageVersionMigrationSpecApply {
+    const NAME: &'static str = "StorageVersionMigrationSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "resource" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.resource,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for StorageVersionMigrationSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.resource.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.resource {
+            out.field("resource", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(StorageVersionMigrationSpecApply);
+#[cfg(feature = "apply")]
+impl StorageVersionMigrationSpecApply {
+    /// Sets `resource`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::GroupResourceApply,
+    ) -> Self {
+        self.resource = ::std::option::Option::Some(value);
+        self
+    }
+}

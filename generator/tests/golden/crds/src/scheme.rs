@@ -11,6 +11,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::aliases::v1::Hub,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::aliases::v1::HubApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -20,6 +28,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::aliases::v1::HubCollection,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -29,6 +38,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::aliases::v1::HubList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::aliases::v1::HubListApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -38,6 +55,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::aliases::v1::HubListList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -47,6 +65,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::aliases::v1::HubNamespace,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::aliases::v1::HubNamespaceApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -56,6 +82,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::aliases::v1::HubNamespaceList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -65,6 +92,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::aliases::v1::HubStatus,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::aliases::v1::HubStatusApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "aliases.example.com",
@@ -74,6 +109,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::aliases::v1::HubStatusList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "operator.alpha.example.com",
@@ -83,6 +119,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::alpha::operator::v1::Installation,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::alpha::operator::v1::InstallationApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "operator.alpha.example.com",
@@ -92,6 +136,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::alpha::operator::v1::InstallationList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling.example.com",
@@ -101,6 +146,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::autoscaling::v1::Autoscaler,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::autoscaling::v1::AutoscalerApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "autoscaling.example.com",
@@ -110,6 +163,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::autoscaling::v1::AutoscalerList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "operator.beta.example.com",
@@ -119,6 +173,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::beta::operator::v1::Installation,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::beta::operator::v1::InstallationApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "operator.beta.example.com",
@@ -128,6 +190,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::beta::operator::v1::InstallationList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -137,6 +200,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::features::v1::Deep,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::features::v1::DeepApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -146,6 +217,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::features::v1::DeepList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -155,6 +227,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::features::v1::Objects,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::features::v1::ObjectsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -164,6 +244,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::features::v1::ObjectsList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -173,6 +254,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::features::v1::Open,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::features::v1::OpenApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -182,6 +271,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::features::v1::OpenList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -191,6 +281,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::features::v1::Scalars,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::features::v1::ScalarsApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "features.example.com",
@@ -200,6 +298,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::features::v1::ScalarsList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -209,6 +308,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1::Widget,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::v1::WidgetApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -218,6 +325,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1::WidgetList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -227,6 +335,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1beta1::Widget,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::com::example::v1beta1::WidgetApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "example.com",
@@ -236,6 +352,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::com::example::v1beta1::WidgetList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -245,6 +362,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::do_::zalan::acid::v1::Backup,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::do_::zalan::acid::v1::BackupApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -254,6 +379,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::do_::zalan::acid::v1::BackupJobList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -263,6 +389,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::do_::zalan::acid::v1::Backup_2,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::do_::zalan::acid::v1::Backup_2Apply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -272,6 +406,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::do_::zalan::acid::v1::BackupList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -281,6 +416,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::do_::zalan::acid::v1::OperatorConfig,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::do_::zalan::acid::v1::OperatorConfigApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -290,6 +433,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::do_::zalan::acid::v1::OperatorConfigList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -299,6 +443,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::do_::zalan::acid::v1::Postgresql,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::do_::zalan::acid::v1::PostgresqlApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "acid.zalan.do",
@@ -308,6 +460,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::do_::zalan::acid::v1::PostgresqlList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "3scale.net",
@@ -317,6 +470,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::net::_3scale::v1alpha1::APIcast,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::net::_3scale::v1alpha1::APIcastApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "3scale.net",
@@ -326,6 +487,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::net::_3scale::v1alpha1::APIcastList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
 ];
 /// Looks a kind up by group, version and kind.

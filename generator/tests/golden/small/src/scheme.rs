@@ -12,6 +12,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::Gadget,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::core::v1::GadgetApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -22,6 +28,12 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::Widget,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<crate::api::core::v1::WidgetApply>,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "core")]
     ::k8s_client_runtime::object::KindEntry {
@@ -32,6 +44,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::api::core::v1::WidgetList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "fancy")]
     ::k8s_client_runtime::object::KindEntry {
@@ -42,6 +55,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::fancy_stuff::pkg::apis::fancy::v1beta1::Scale,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::fancy_stuff::pkg::apis::fancy::v1beta1::ScaleApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     #[cfg(feature = "fancy")]
     ::k8s_client_runtime::object::KindEntry {
@@ -52,6 +73,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::fancy_stuff::pkg::apis::fancy::v1beta1::Thing,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::fancy_stuff::pkg::apis::fancy::v1beta1::ThingApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "3scale.net",
@@ -61,6 +90,14 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::net::_3scale::v1::APIcast,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        #[cfg(feature = "apply")]
+        transcode_apply: ::std::option::Option::Some(
+            ::k8s_client_runtime::object::transcode::<
+                crate::net::_3scale::v1::APIcastApply,
+            >,
+        ),
+        #[cfg(not(feature = "apply"))]
+        transcode_apply: ::std::option::Option::None,
     },
     ::k8s_client_runtime::object::KindEntry {
         group: "3scale.net",
@@ -70,6 +107,7 @@ pub static KINDS: &[::k8s_client_runtime::object::KindEntry] = &[
             crate::net::_3scale::v1::APIcastList,
         >,
         transcode_protobuf: ::std::option::Option::None,
+        transcode_apply: ::std::option::Option::None,
     },
 ];
 /// Looks a kind up by group, version and kind.

@@ -11,3 +11,9 @@ pub use self::widget::{
 };
 mod widget_list;
 pub use self::widget_list::WidgetList;
+#[cfg(feature = "apply")]
+pub use self::gadget::{GadgetApply, GadgetSpecApply};
+#[cfg(feature = "apply")]
+pub use self::widget::{
+    WidgetApply, WidgetSpecApply, WidgetSpecPortsApply, WidgetStatusApply,
+};

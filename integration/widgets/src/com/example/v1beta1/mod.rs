@@ -7,3 +7,7 @@ pub use self::widget::{
 };
 mod widget_list;
 pub use self::widget_list::WidgetList;
+#[cfg(feature = "apply")]
+pub use self::widget::{
+    WidgetApply, WidgetSpecApply, WidgetSpecPortsApply, WidgetStatusApply,
+};

@@ -85,6 +85,328 @@ use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
     Widget, "example.com", "v1beta1", "example.com/v1beta1", "Widget", "widgets",
     Namespaced, "WidgetList", __ObjectMeta
 );
+/// The apply configuration of [`Widget`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
+///
+/// Built with the `with_` methods, as client-go's `WidgetApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WidgetApply {
+    /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    pub metadata: Option<
+        ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    >,
+    /// Validation: `self.replicas <= 1000` (at most 1000 replicas).
+    pub spec: Option<crate::com::example::v1beta1::WidgetSpecApply>,
+    pub status: Option<crate::com::example::v1beta1::WidgetStatusApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetApply {
+    const NAME: &'static str = "WidgetApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "metadata" => 0,
+                "spec" => 1,
+                "status" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.spec,
+                        options,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.status,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetApply {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "example.com/v1beta1",
+        "Widget",
+    ));
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.metadata.is_some()) + usize::from(self.spec.is_some())
+            + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.spec {
+            out.field("spec", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status {
+            out.field("status", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WidgetApply);
+#[cfg(feature = "apply")]
+impl WidgetApply {
+    /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
+    pub fn new(
+        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        Self {
+            metadata: ::std::option::Option::Some(
+                <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>::default()
+                    .with_name(name)
+                    .with_namespace(namespace),
+            ),
+            ..::std::default::Default::default()
+        }
+    }
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `spec`, replacing an earlier value.
+    #[inline]
+    pub fn with_spec(
+        mut self,
+        value: crate::com::example::v1beta1::WidgetSpecApply,
+    ) -> Self {
+        self.spec = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `status`, replacing an earlier value.
+    #[inline]
+    pub fn with_status(
+        mut self,
+        value: crate::com::example::v1beta1::WidgetStatusApply,
+    ) -> Self {
+        self.status = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generate_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_namespace(value),
+        );
+        self
+    }
+    /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_uid(value),
+        );
+        self
+    }
+    /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_resource_version(value),
+        );
+        self
+    }
+    /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generation(value),
+        );
+        self
+    }
+    /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_creation_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_creation_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_deletion_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self
+                .metadata
+                .take()
+                .unwrap_or_default()
+                .with_deletion_grace_period_seconds(value),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_labels(entries),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_annotations(entries),
+        );
+        self
+    }
+    /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
+    pub fn with_owner_references(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = ::k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_owner_references(values),
+        );
+        self
+    }
+    /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
+    pub fn with_finalizers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_finalizers(values),
+        );
+        self
+    }
+    /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
+    ///
+    /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
+    pub fn extract(
+        object: &Widget,
+        field_manager: &str,
+    ) -> ::std::result::Result<Self, ::k8s_client_runtime::apply::ExtractError> {
+        ::k8s_client_runtime::apply::extract(object, field_manager, "")
+    }
+    /// The apply configuration holding exactly the fields of the `status` subresource that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
+    ///
+    /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
+    pub fn extract_status(
+        object: &Widget,
+        field_manager: &str,
+    ) -> ::std::result::Result<Self, ::k8s_client_runtime::apply::ExtractError> {
+        ::k8s_client_runtime::apply::extract(object, field_manager, "status")
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyConfiguration<Widget> for WidgetApply {}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpec {
     pub color: Option<crate::com::example::v1beta1::WidgetSpecColor>,
@@ -191,6 +513,216 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(WidgetSpec);
+/// The apply configuration of [`WidgetSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `WidgetSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WidgetSpecApply {
+    pub color: Option<crate::com::example::v1beta1::WidgetSpecColor>,
+    pub labels: Option<::k8s_client_runtime::Map>,
+    pub not_before: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,
+    pub ports: Option<
+        ::k8s_client_runtime::ThinVec<crate::com::example::v1beta1::WidgetSpecPortsApply>,
+    >,
+    pub replicas: Option<i32>,
+    pub size: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
+    pub tags: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    pub template: Option<::serde_json::Value>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpecApply {
+    const NAME: &'static str = "WidgetSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "color" => 0,
+                "labels" => 1,
+                "notBefore" => 2,
+                "ports" => 3,
+                "replicas" => 4,
+                "size" => 5,
+                "tags" => 6,
+                "template" => 7,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.color = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.labels,
+                    ),
+                )?
+            }
+            2 => self.not_before = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.ports,
+                        options,
+                    ),
+                )?
+            }
+            4 => self.replicas = map.next_value()?,
+            5 => self.size = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.tags),
+                )?
+            }
+            7 => self.template = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.color.is_some()) + usize::from(self.labels.is_some())
+            + usize::from(self.not_before.is_some()) + usize::from(self.ports.is_some())
+            + usize::from(self.replicas.is_some()) + usize::from(self.size.is_some())
+            + usize::from(self.tags.is_some()) + usize::from(self.template.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.color {
+            out.field("color", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.labels {
+            out.field("labels", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.not_before {
+            out.field("notBefore", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.size {
+            out.field("size", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tags {
+            out.field("tags", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.template {
+            out.field("template", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WidgetSpecApply);
+#[cfg(feature = "apply")]
+impl WidgetSpecApply {
+    /// Sets `color`, replacing an earlier value.
+    #[inline]
+    pub fn with_color(
+        mut self,
+        value: impl ::std::convert::Into<crate::com::example::v1beta1::WidgetSpecColor>,
+    ) -> Self {
+        self.color = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.labels
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `notBefore`, replacing an earlier value.
+    #[inline]
+    pub fn with_not_before(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.not_before = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `ports` (a later call appends more).
+    #[inline]
+    pub fn with_ports(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::com::example::v1beta1::WidgetSpecPortsApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.ports.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `size`, replacing an earlier value.
+    #[inline]
+    pub fn with_size(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.size = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `tags` (a later call appends more).
+    #[inline]
+    pub fn with_tags(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.tags
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `template`, replacing an earlier value.
+    #[inline]
+    pub fn with_template(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.template = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WidgetSpecColor {
     /// `"red"`
@@ -308,6 +840,103 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpecPorts {
     }
 }
 ::k8s_client_runtime::impl_codec!(WidgetSpecPorts);
+/// The apply configuration of [`WidgetSpecPorts`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `WidgetSpecPortsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WidgetSpecPortsApply {
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    pub port: Option<i32>,
+    pub protocol: Option<crate::com::example::v1beta1::WidgetSpecPortsProtocol>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpecPortsApply {
+    const NAME: &'static str = "WidgetSpecPortsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "name" => 0,
+                "port" => 1,
+                "protocol" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            1 => self.port = map.next_value()?,
+            2 => self.protocol = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpecPortsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.name.is_some()) + usize::from(self.port.is_some())
+            + usize::from(self.protocol.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.port {
+            out.field("port", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.protocol {
+            out.field("protocol", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WidgetSpecPortsApply);
+#[cfg(feature = "apply")]
+impl WidgetSpecPortsApply {
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `port`, replacing an earlier value.
+    #[inline]
+    pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `protocol`, replacing an earlier value.
+    #[inline]
+    pub fn with_protocol(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::com::example::v1beta1::WidgetSpecPortsProtocol,
+        >,
+    ) -> Self {
+        self.protocol = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WidgetSpecPortsProtocol {
     /// `"TCP"`
@@ -444,3 +1073,131 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(WidgetStatus);
+/// The apply configuration of [`WidgetStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `WidgetStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WidgetStatusApply {
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::ConditionApply,
+        >,
+    >,
+    pub observed_generation: Option<i64>,
+    pub replicas: Option<i32>,
+    pub selector: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetStatusApply {
+    const NAME: &'static str = "WidgetStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conditions" => 0,
+                "observedGeneration" => 1,
+                "replicas" => 2,
+                "selector" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.observed_generation = map.next_value()?,
+            2 => self.replicas = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.selector),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.conditions.is_some())
+            + usize::from(self.observed_generation.is_some())
+            + usize::from(self.replicas.is_some()) + usize::from(self.selector.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WidgetStatusApply);
+#[cfg(feature = "apply")]
+impl WidgetStatusApply {
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = ::k8s_client::apimachinery::pkg::apis::meta::v1::ConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -186,3 +186,171 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceColumnDefinit
         ::k8s_client_runtime::protobuf::encode::value(writer, 6, &self.json_path);
     }
 }
+/// The apply configuration of [`CustomResourceColumnDefinition`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CustomResourceColumnDefinitionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CustomResourceColumnDefinitionApply {
+    /// description is a human readable description of this column.
+    pub description: Option<::k8s_client_runtime::LeanString>,
+    /// format is an optional OpenAPI type definition for this column. The 'name' format is applied to the primary identifier column to assist in clients identifying column is the resource name. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
+    pub format: Option<::k8s_client_runtime::LeanString>,
+    /// jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against each custom resource to produce the value for this column.
+    pub json_path: Option<::k8s_client_runtime::LeanString>,
+    /// name is a human readable name for the column.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// priority is an integer defining the relative importance of this column compared to others. Lower numbers are considered higher priority. Columns that may be omitted in limited space scenarios should be given a priority greater than 0.
+    pub priority: Option<i32>,
+    /// type is an OpenAPI type definition for this column. See https://github.com/OAI/OpenAPI-Specification/blob/master/versions/2.0.md#data-types for details.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CustomResourceColumnDefinitionApply {
+    const NAME: &'static str = "CustomResourceColumnDefinitionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "description" => 0,
+                "format" => 1,
+                "jsonPath" => 2,
+                "name" => 3,
+                "priority" => 4,
+                "type" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.description,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.format),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.json_path),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            4 => self.priority = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CustomResourceColumnDefinitionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.description.is_some())
+            + usize::from(self.format.is_some()) + usize::from(self.json_path.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.priority.is_some())
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.description {
+            out.field("description", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.format {
+            out.field("format", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.json_path {
+            out.field("jsonPath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.priority {
+            out.field("priority", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CustomResourceColumnDefinitionApply);
+#[cfg(feature = "apply")]
+impl CustomResourceColumnDefinitionApply {
+    /// Sets `description`, replacing an earlier value.
+    #[inline]
+    pub fn with_description(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.description = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `format`, replacing an earlier value.
+    #[inline]
+    pub fn with_format(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.format = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `jsonPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_json_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.json_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `priority`, replacing an earlier value.
+    #[inline]
+    pub fn with_priority(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.priority = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

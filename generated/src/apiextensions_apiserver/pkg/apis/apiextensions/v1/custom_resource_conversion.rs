@@ -105,3 +105,102 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceConversion {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.webhook);
     }
 }
+/// The apply configuration of [`CustomResourceConversion`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CustomResourceConversionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CustomResourceConversionApply {
+    /// strategy specifies how custom resources are converted between versions. Allowed values are: - `"None"`: The converter only change the apiVersion and would not touch any other field in the custom resource. - `"Webhook"`: API Server will call to an external webhook to do the conversion. Additional information
+    ///   is needed for this option. This requires spec.preserveUnknownFields to be false, and spec.conversion.webhook to be set.
+    pub strategy: Option<::k8s_client_runtime::LeanString>,
+    /// webhook describes how to call the conversion webhook. Required when `strategy` is set to `"Webhook"`.
+    pub webhook: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversionApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CustomResourceConversionApply {
+    const NAME: &'static str = "CustomResourceConversionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "strategy" => 0,
+                "webhook" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.strategy),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.webhook,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CustomResourceConversionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.strategy.is_some())
+            + usize::from(self.webhook.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.strategy {
+            out.field("strategy", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.webhook {
+            out.field("webhook", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CustomResourceConversionApply);
+#[cfg(feature = "apply")]
+impl CustomResourceConversionApply {
+    /// Sets `strategy`, replacing an earlier value.
+    #[inline]
+    pub fn with_strategy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.strategy = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `webhook`, replacing an earlier value.
+    #[inline]
+    pub fn with_webhook(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversionApply,
+    ) -> Self {
+        self.webhook = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -188,3 +188,169 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionCon
         );
     }
 }
+/// The apply configuration of [`CustomResourceDefinitionCondition`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CustomResourceDefinitionConditionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CustomResourceDefinitionConditionApply {
+    /// lastTransitionTime last time the condition transitioned from one status to another.
+    pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// message is a human-readable message indicating details about last transition.
+    pub message: Option<::k8s_client_runtime::LeanString>,
+    /// observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.
+    pub observed_generation: Option<i64>,
+    /// reason is a unique, one-word, CamelCase reason for the condition's last transition.
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+    /// status is the status of the condition. Can be True, False, Unknown.
+    pub status: Option<::k8s_client_runtime::LeanString>,
+    /// type is the type of the condition. Types include Established, NamesAccepted and Terminating.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CustomResourceDefinitionConditionApply {
+    const NAME: &'static str = "CustomResourceDefinitionConditionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "lastTransitionTime" => 0,
+                "message" => 1,
+                "observedGeneration" => 2,
+                "reason" => 3,
+                "status" => 4,
+                "type" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.last_transition_time = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            2 => self.observed_generation = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.status),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CustomResourceDefinitionConditionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.last_transition_time.is_some())
+            + usize::from(self.message.is_some())
+            + usize::from(self.observed_generation.is_some())
+            + usize::from(self.reason.is_some()) + usize::from(self.status.is_some())
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.last_transition_time {
+            out.field("lastTransitionTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status {
+            out.field("status", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CustomResourceDefinitionConditionApply);
+#[cfg(feature = "apply")]
+impl CustomResourceDefinitionConditionApply {
+    /// Sets `lastTransitionTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_transition_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_transition_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `message`, replacing an earlier value.
+    #[inline]
+    pub fn with_message(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.message = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `status`, replacing an earlier value.
+    #[inline]
+    pub fn with_status(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.status = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -198,3 +198,195 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionNam
         }
     }
 }
+/// The apply configuration of [`CustomResourceDefinitionNames`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CustomResourceDefinitionNamesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CustomResourceDefinitionNamesApply {
+    /// categories is a list of grouped resources this custom resource belongs to (e.g. 'all'). This is published in API discovery documents, and used by clients to support invocations like `kubectl get all`.
+    pub categories: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// kind is the serialized kind of the resource. It is normally CamelCase and singular. Custom resource instances will use this value as the `kind` attribute in API calls.
+    pub kind: Option<::k8s_client_runtime::LeanString>,
+    /// listKind is the serialized kind of the list for this resource. Defaults to "`kind`List".
+    pub list_kind: Option<::k8s_client_runtime::LeanString>,
+    /// plural is the plural name of the resource to serve. The custom resources are served under `/apis/<group>/<version>/.../<plural>`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`). Must be all lowercase.
+    pub plural: Option<::k8s_client_runtime::LeanString>,
+    /// shortNames are short names for the resource, exposed in API discovery documents, and used by clients to support invocations like `kubectl get <shortname>`. It must be all lowercase.
+    pub short_names: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// singular is the singular name of the resource. It must be all lowercase. Defaults to lowercased `kind`.
+    pub singular: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CustomResourceDefinitionNamesApply {
+    const NAME: &'static str = "CustomResourceDefinitionNamesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "categories" => 0,
+                "kind" => 1,
+                "listKind" => 2,
+                "plural" => 3,
+                "shortNames" => 4,
+                "singular" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.categories),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.list_kind),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.plural),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.short_names,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.singular),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CustomResourceDefinitionNamesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.categories.is_some())
+            + usize::from(self.kind.is_some()) + usize::from(self.list_kind.is_some())
+            + usize::from(self.plural.is_some())
+            + usize::from(self.short_names.is_some())
+            + usize::from(self.singular.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.categories {
+            out.field("categories", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kind {
+            out.field("kind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.list_kind {
+            out.field("listKind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.plural {
+            out.field("plural", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.short_names {
+            out.field("shortNames", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.singular {
+            out.field("singular", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CustomResourceDefinitionNamesApply);
+#[cfg(feature = "apply")]
+impl CustomResourceDefinitionNamesApply {
+    /// Appends the values to `categories` (a later call appends more).
+    #[inline]
+    pub fn with_categories(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.categories
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `kind`, replacing an earlier value.
+    #[inline]
+    pub fn with_kind(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.kind = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `listKind`, replacing an earlier value.
+    #[inline]
+    pub fn with_list_kind(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.list_kind = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `plural`, replacing an earlier value.
+    #[inline]
+    pub fn with_plural(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.plural = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `shortNames` (a later call appends more).
+    #[inline]
+    pub fn with_short_names(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.short_names
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `singular`, replacing an earlier value.
+    #[inline]
+    pub fn with_singular(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.singular = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -184,3 +184,197 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionSpe
         );
     }
 }
+/// The apply configuration of [`CustomResourceDefinitionSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CustomResourceDefinitionSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CustomResourceDefinitionSpecApply {
+    /// conversion defines conversion settings for the CRD.
+    pub conversion: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversionApply,
+        >,
+    >,
+    /// group is the API group of the defined custom resource. The custom resources are served under `/apis/<group>/...`. Must match the name of the CustomResourceDefinition (in the form `<names.plural>.<group>`).
+    pub group: Option<::k8s_client_runtime::LeanString>,
+    /// names specify the resource and kind names for the custom resource.
+    pub names: Option<
+        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNamesApply,
+    >,
+    /// preserveUnknownFields indicates that object fields which are not specified in the OpenAPI schema should be preserved when persisting to storage. apiVersion, kind, metadata and known fields inside metadata are always preserved. This field is deprecated in favor of setting `x-preserve-unknown-fields` to true in `spec.versions[*].schema.openAPIV3Schema`. See https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning for details.
+    pub preserve_unknown_fields: Option<bool>,
+    /// scope indicates whether the defined custom resource is cluster- or namespace-scoped. Allowed values are `Cluster` and `Namespaced`.
+    pub scope: Option<::k8s_client_runtime::LeanString>,
+    /// versions is the list of all API versions of the defined custom resource. Version names are used to compute the order in which served versions are listed in API discovery. If the version string is "kube-like", it will sort above non "kube-like" version strings, which are ordered lexicographically. "Kube-like" versions start with a "v", then are followed by a number (the major version), then optionally the string "alpha" or "beta" and another number (the minor version). These are sorted first by GA > beta > alpha (where GA is a version with no suffix such as beta or alpha), and then by comparing major version, then minor version. An example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.
+    pub versions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersionApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CustomResourceDefinitionSpecApply {
+    const NAME: &'static str = "CustomResourceDefinitionSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "conversion" => 0,
+                "group" => 1,
+                "names" => 2,
+                "preserveUnknownFields" => 3,
+                "scope" => 4,
+                "versions" => 5,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.conversion,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.names,
+                        options,
+                    ),
+                )?
+            }
+            3 => self.preserve_unknown_fields = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.scope),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.versions,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CustomResourceDefinitionSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.conversion.is_some())
+            + usize::from(self.group.is_some()) + usize::from(self.names.is_some())
+            + usize::from(self.preserve_unknown_fields.is_some())
+            + usize::from(self.scope.is_some()) + usize::from(self.versions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.conversion {
+            out.field("conversion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.group {
+            out.field("group", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.names {
+            out.field("names", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.preserve_unknown_fields {
+            out.field("preserveUnknownFields", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.scope {
+            out.field("scope", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.versions {
+            out.field("versions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CustomResourceDefinitionSpecApply);
+#[cfg(feature = "apply")]
+impl CustomResourceDefinitionSpecApply {
+    /// Sets `conversion`, replacing an earlier value.
+    #[inline]
+    pub fn with_conversion(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceConversionApply,
+    ) -> Self {
+        self.conversion = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `group`, replacing an earlier value.
+    #[inline]
+    pub fn with_group(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.group = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `names`, replacing an earlier value.
+    #[inline]
+    pub fn with_names(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNamesApply,
+    ) -> Self {
+        self.names = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `preserveUnknownFields`, replacing an earlier value.
+    #[inline]
+    pub fn with_preserve_unknown_fields(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.preserve_unknown_fields = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `scope`, replacing an earlier value.
+    #[inline]
+    pub fn with_scope(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.scope = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `versions` (a later call appends more).
+    #[inline]
+    pub fn with_versions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionVersionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.versions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

@@ -170,3 +170,162 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionSta
         );
     }
 }
+/// The apply configuration of [`CustomResourceDefinitionStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CustomResourceDefinitionStatusApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CustomResourceDefinitionStatusApply {
+    /// acceptedNames are the names that are actually being used to serve discovery. They may be different than the names in spec.
+    pub accepted_names: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNamesApply,
+        >,
+    >,
+    /// conditions indicate state for particular aspects of a CustomResourceDefinition
+    pub conditions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionConditionApply,
+        >,
+    >,
+    /// The generation observed by the CRD controller.
+    pub observed_generation: Option<i64>,
+    /// storedVersions lists all versions of CustomResources that were ever persisted. Tracking these versions allows a migration path for stored versions in etcd. The field is mutable so a migration controller can finish a migration to another version (ensuring no old objects are left in storage), and then remove the rest of the versions from this list. Versions may not be removed from `spec.versions` while they exist in this list.
+    pub stored_versions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CustomResourceDefinitionStatusApply {
+    const NAME: &'static str = "CustomResourceDefinitionStatusApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "acceptedNames" => 0,
+                "conditions" => 1,
+                "observedGeneration" => 2,
+                "storedVersions" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.accepted_names,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.conditions,
+                        options,
+                    ),
+                )?
+            }
+            2 => self.observed_generation = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.stored_versions,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CustomResourceDefinitionStatusApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.accepted_names.is_some())
+            + usize::from(self.conditions.is_some())
+            + usize::from(self.observed_generation.is_some())
+            + usize::from(self.stored_versions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.accepted_names {
+            out.field("acceptedNames", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conditions {
+            out.field("conditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.observed_generation {
+            out.field("observedGeneration", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.stored_versions {
+            out.field("storedVersions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CustomResourceDefinitionStatusApply);
+#[cfg(feature = "apply")]
+impl CustomResourceDefinitionStatusApply {
+    /// Sets `acceptedNames`, replacing an earlier value.
+    #[inline]
+    pub fn with_accepted_names(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNamesApply,
+    ) -> Self {
+        self.accepted_names = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `conditions` (a later call appends more).
+    #[inline]
+    pub fn with_conditions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionConditionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conditions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `observedGeneration`, replacing an earlier value.
+    #[inline]
+    pub fn with_observed_generation(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.observed_generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `storedVersions` (a later call appends more).
+    #[inline]
+    pub fn with_stored_versions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.stored_versions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

@@ -274,3 +274,260 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionVer
         }
     }
 }
+/// The apply configuration of [`CustomResourceDefinitionVersion`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CustomResourceDefinitionVersionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CustomResourceDefinitionVersionApply {
+    /// additionalPrinterColumns specifies additional columns returned in Table output. See https://kubernetes.io/docs/reference/using-api/api-concepts/#receiving-resources-as-tables for details. If no columns are specified, a single column displaying the age of the custom resource is used.
+    pub additional_printer_columns: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinitionApply,
+        >,
+    >,
+    /// deprecated indicates this version of the custom resource API is deprecated. When set to true, API requests to this version receive a warning header in the server response. Defaults to false.
+    pub deprecated: Option<bool>,
+    /// deprecationWarning overrides the default warning returned to API clients. May only be set when `deprecated` is true. The default warning indicates this version is deprecated and recommends use of the newest served version of equal or greater stability, if one exists.
+    pub deprecation_warning: Option<::k8s_client_runtime::LeanString>,
+    /// name is the version name, e.g. “v1”, “v2beta1”, etc. The custom resources are served under this version at `/apis/<group>/<version>/...` if `served` is true.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// schema describes the schema used for validation, pruning, and defaulting of this version of the custom resource.
+    pub schema: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidationApply,
+        >,
+    >,
+    /// selectableFields specifies paths to fields that may be used as field selectors. A maximum of 8 selectable fields are allowed. See https://kubernetes.io/docs/concepts/overview/working-with-objects/field-selectors
+    pub selectable_fields: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::SelectableFieldApply,
+        >,
+    >,
+    /// served is a flag enabling/disabling this version from being served via REST APIs
+    pub served: Option<bool>,
+    /// storage indicates this version should be used when persisting custom resources to storage. There must be exactly one version with storage=true.
+    pub storage: Option<bool>,
+    /// subresources specify what subresources this version of the defined custom resource have.
+    pub subresources: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourcesApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CustomResourceDefinitionVersionApply {
+    const NAME: &'static str = "CustomResourceDefinitionVersionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "additionalPrinterColumns" => 0,
+                "deprecated" => 1,
+                "deprecationWarning" => 2,
+                "name" => 3,
+                "schema" => 4,
+                "selectableFields" => 5,
+                "served" => 6,
+                "storage" => 7,
+                "subresources" => 8,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.additional_printer_columns,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.deprecated = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.deprecation_warning,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.schema,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.selectable_fields,
+                        options,
+                    ),
+                )?
+            }
+            6 => self.served = map.next_value()?,
+            7 => self.storage = map.next_value()?,
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.subresources,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CustomResourceDefinitionVersionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.additional_printer_columns.is_some())
+            + usize::from(self.deprecated.is_some())
+            + usize::from(self.deprecation_warning.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.schema.is_some())
+            + usize::from(self.selectable_fields.is_some())
+            + usize::from(self.served.is_some()) + usize::from(self.storage.is_some())
+            + usize::from(self.subresources.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.additional_printer_columns {
+            out.field("additionalPrinterColumns", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.deprecated {
+            out.field("deprecated", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.deprecation_warning {
+            out.field("deprecationWarning", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.schema {
+            out.field("schema", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selectable_fields {
+            out.field("selectableFields", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.served {
+            out.field("served", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storage {
+            out.field("storage", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.subresources {
+            out.field("subresources", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CustomResourceDefinitionVersionApply);
+#[cfg(feature = "apply")]
+impl CustomResourceDefinitionVersionApply {
+    /// Appends the values to `additionalPrinterColumns` (a later call appends more).
+    #[inline]
+    pub fn with_additional_printer_columns(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceColumnDefinitionApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.additional_printer_columns
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `deprecated`, replacing an earlier value.
+    #[inline]
+    pub fn with_deprecated(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.deprecated = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `deprecationWarning`, replacing an earlier value.
+    #[inline]
+    pub fn with_deprecation_warning(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.deprecation_warning = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `schema`, replacing an earlier value.
+    #[inline]
+    pub fn with_schema(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidationApply,
+    ) -> Self {
+        self.schema = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `selectableFields` (a later call appends more).
+    #[inline]
+    pub fn with_selectable_fields(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::SelectableFieldApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.selectable_fields
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `served`, replacing an earlier value.
+    #[inline]
+    pub fn with_served(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.served = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `storage`, replacing an earlier value.
+    #[inline]
+    pub fn with_storage(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.storage = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `subresources`, replacing an earlier value.
+    #[inline]
+    pub fn with_subresources(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourcesApply,
+    ) -> Self {
+        self.subresources = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -135,3 +135,121 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceSubresourceSc
         );
     }
 }
+/// The apply configuration of [`CustomResourceSubresourceScale`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CustomResourceSubresourceScaleApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CustomResourceSubresourceScaleApply {
+    /// labelSelectorPath defines the JSON path inside of a custom resource that corresponds to Scale `status.selector`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.status` or `.spec`. Must be set to work with HorizontalPodAutoscaler. The field pointed by this JSON path must be a string field (not a complex selector struct) which contains a serialized label selector in string form. More info: https://kubernetes.io/docs/tasks/access-kubernetes-api/custom-resources/custom-resource-definitions#scale-subresource If there is no value under the given path in the custom resource, the `status.selector` value in the `/scale` subresource will default to the empty string.
+    pub label_selector_path: Option<::k8s_client_runtime::LeanString>,
+    /// specReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `spec.replicas`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.spec`. If there is no value under the given path in the custom resource, the `/scale` subresource will return an error on GET.
+    pub spec_replicas_path: Option<::k8s_client_runtime::LeanString>,
+    /// statusReplicasPath defines the JSON path inside of a custom resource that corresponds to Scale `status.replicas`. Only JSON paths without the array notation are allowed. Must be a JSON Path under `.status`. If there is no value under the given path in the custom resource, the `status.replicas` value in the `/scale` subresource will default to 0.
+    pub status_replicas_path: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CustomResourceSubresourceScaleApply {
+    const NAME: &'static str = "CustomResourceSubresourceScaleApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "labelSelectorPath" => 0,
+                "specReplicasPath" => 1,
+                "statusReplicasPath" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.label_selector_path,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.spec_replicas_path,
+                    ),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.status_replicas_path,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CustomResourceSubresourceScaleApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.label_selector_path.is_some())
+            + usize::from(self.spec_replicas_path.is_some())
+            + usize::from(self.status_replicas_path.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.label_selector_path {
+            out.field("labelSelectorPath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.spec_replicas_path {
+            out.field("specReplicasPath", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status_replicas_path {
+            out.field("statusReplicasPath", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CustomResourceSubresourceScaleApply);
+#[cfg(feature = "apply")]
+impl CustomResourceSubresourceScaleApply {
+    /// Sets `labelSelectorPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_label_selector_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.label_selector_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `specReplicasPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_spec_replicas_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.spec_replicas_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `statusReplicasPath`, replacing an earlier value.
+    #[inline]
+    pub fn with_status_replicas_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.status_replicas_path = ::std::option::Option::Some(value.into());
+        self
+    }
+}

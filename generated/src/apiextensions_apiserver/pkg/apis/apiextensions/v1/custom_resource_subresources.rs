@@ -113,3 +113,107 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceSubresources 
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.scale);
     }
 }
+/// The apply configuration of [`CustomResourceSubresources`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CustomResourceSubresourcesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CustomResourceSubresourcesApply {
+    /// scale indicates the custom resource should serve a `/scale` subresource that returns an `autoscaling/v1` Scale object.
+    pub scale: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScaleApply,
+        >,
+    >,
+    /// status indicates the custom resource should serve a `/status` subresource. When enabled: 1. requests to the custom resource primary endpoint ignore changes to the `status` stanza of the object. 2. requests to the custom resource `/status` subresource ignore changes to anything other than the `status` stanza of the object.
+    pub status: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatusApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CustomResourceSubresourcesApply {
+    const NAME: &'static str = "CustomResourceSubresourcesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "scale" => 0,
+                "status" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.scale,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.status,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CustomResourceSubresourcesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.scale.is_some()) + usize::from(self.status.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.scale {
+            out.field("scale", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status {
+            out.field("status", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CustomResourceSubresourcesApply);
+#[cfg(feature = "apply")]
+impl CustomResourceSubresourcesApply {
+    /// Sets `scale`, replacing an earlier value.
+    #[inline]
+    pub fn with_scale(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceScaleApply,
+    ) -> Self {
+        self.scale = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `status`, replacing an earlier value.
+    #[inline]
+    pub fn with_status(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatusApply,
+    ) -> Self {
+        self.status = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

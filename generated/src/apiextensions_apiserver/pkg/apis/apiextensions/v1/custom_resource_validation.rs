@@ -90,3 +90,82 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceValidation {
         );
     }
 }
+/// The apply configuration of [`CustomResourceValidation`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `CustomResourceValidationApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CustomResourceValidationApply {
+    /// openAPIV3Schema is the OpenAPI v3 schema to use for validation and pruning.
+    pub open_apiv3_schema: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for CustomResourceValidationApply {
+    const NAME: &'static str = "CustomResourceValidationApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "openAPIV3Schema" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.open_apiv3_schema,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for CustomResourceValidationApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.open_apiv3_schema.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.open_apiv3_schema {
+            out.field("openAPIV3Schema", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(CustomResourceValidationApply);
+#[cfg(feature = "apply")]
+impl CustomResourceValidationApply {
+    /// Sets `openAPIV3Schema`, replacing an earlier value.
+    #[inline]
+    pub fn with_open_apiv3_schema(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+    ) -> Self {
+        self.open_apiv3_schema = ::std::option::Option::Some(
+            ::std::boxed::Box::new(value),
+        );
+        self
+    }
+}

@@ -104,3 +104,92 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ExternalDocumentation {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.url);
     }
 }
+/// The apply configuration of [`ExternalDocumentation`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ExternalDocumentationApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExternalDocumentationApply {
+    pub description: Option<::k8s_client_runtime::LeanString>,
+    pub url: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ExternalDocumentationApply {
+    const NAME: &'static str = "ExternalDocumentationApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "description" => 0,
+                "url" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.description,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.url),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ExternalDocumentationApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.description.is_some())
+            + usize::from(self.url.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.description {
+            out.field("description", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.url {
+            out.field("url", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ExternalDocumentationApply);
+#[cfg(feature = "apply")]
+impl ExternalDocumentationApply {
+    /// Sets `description`, replacing an earlier value.
+    #[inline]
+    pub fn with_description(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.description = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `url`, replacing an earlier value.
+    #[inline]
+    pub fn with_url(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.url = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -1059,3 +1059,1008 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaProps {
         }
     }
 }
+/// The apply configuration of [`JSONSchemaProps`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `JSONSchemaPropsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JSONSchemaPropsApply {
+    pub ref_path: Option<::k8s_client_runtime::LeanString>,
+    pub schema: Option<::k8s_client_runtime::LeanString>,
+    pub additional_items: Option<
+        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool,
+    >,
+    pub additional_properties: Option<
+        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool,
+    >,
+    pub all_of: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    >,
+    pub any_of: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    >,
+    /// default is a default value for undefined object fields. Defaulting is a beta feature under the CustomResourceDefaulting feature gate. Defaulting requires spec.preserveUnknownFields to be false.
+    pub default: Option<
+        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
+    >,
+    pub definitions: Option<
+        ::k8s_client_runtime::Map<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    >,
+    pub dependencies: Option<
+        ::k8s_client_runtime::Map<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrStringArray,
+        >,
+    >,
+    pub description: Option<::k8s_client_runtime::LeanString>,
+    pub enum_: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
+        >,
+    >,
+    pub example: Option<
+        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
+    >,
+    pub exclusive_maximum: Option<bool>,
+    pub exclusive_minimum: Option<bool>,
+    pub external_docs: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentationApply,
+        >,
+    >,
+    /// format is an OpenAPI v3 format string. Unknown formats are ignored. The following formats are validated:
+    ///
+    /// - bsonobjectid: a bson object ID, i.e. a 24 characters hex string - uri: an URI as parsed by Golang net/url.ParseRequestURI - email: an email address as parsed by Golang net/mail.ParseAddress - hostname: a valid representation for an Internet host name, as defined by RFC 1034, section 3.1 [RFC1034]. - ipv4: an IPv4 IP as parsed by Golang net.ParseIP - ipv6: an IPv6 IP as parsed by Golang net.ParseIP - cidr: a CIDR as parsed by Golang net.ParseCIDR - mac: a MAC address as parsed by Golang net.ParseMAC - uuid: an UUID that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid3: an UUID3 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$ - uuid4: an UUID4 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - uuid5: an UUID5 that allows uppercase defined by the regex (?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$ - isbn: an ISBN10 or ISBN13 number string like "0321751043" or "978-0321751041" - isbn10: an ISBN10 number string like "0321751043" - isbn13: an ISBN13 number string like "978-0321751041" - creditcard: a credit card number defined by the regex ^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\\d{3})\\d{11})$ with any non digit characters mixed in - ssn: a U.S. social security number following the regex ^\\d{3}[- ]?\\d{2}[- ]?\\d{4}$ - hexcolor: an hexadecimal color code like "#FFFFFF: following the regex ^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$ - rgbcolor: an RGB color code like rgb like "rgb(255,255,2559" - byte: base64 encoded binary data - password: any kind of string - date: a date string like "2006-01-02" as defined by full-date in RFC3339 - duration: a duration string like "22 ns" as parsed by Golang time.ParseDuration or compatible with Scala duration format - datetime: a date time string like "2014-12-15T19:30:20.000Z" as defined by date-time in RFC3339.
+    pub format: Option<::k8s_client_runtime::LeanString>,
+    pub id: Option<::k8s_client_runtime::LeanString>,
+    pub items: Option<
+        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray,
+    >,
+    pub max_items: Option<i64>,
+    pub max_length: Option<i64>,
+    pub max_properties: Option<i64>,
+    pub maximum: Option<f64>,
+    pub min_items: Option<i64>,
+    pub min_length: Option<i64>,
+    pub min_properties: Option<i64>,
+    pub minimum: Option<f64>,
+    pub multiple_of: Option<f64>,
+    pub not: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    >,
+    pub nullable: Option<bool>,
+    pub one_of: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    >,
+    pub pattern: Option<::k8s_client_runtime::LeanString>,
+    pub pattern_properties: Option<
+        ::k8s_client_runtime::Map<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    >,
+    pub properties: Option<
+        ::k8s_client_runtime::Map<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    >,
+    pub required: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    pub title: Option<::k8s_client_runtime::LeanString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+    pub unique_items: Option<bool>,
+    /// x-kubernetes-embedded-resource defines that the value is an embedded Kubernetes runtime.Object, with TypeMeta and ObjectMeta. The type must be object. It is allowed to further restrict the embedded object. kind, apiVersion and metadata are validated automatically. x-kubernetes-preserve-unknown-fields is allowed to be true, but does not have to be if the object is fully specified (up to kind, apiVersion, metadata).
+    pub x_kubernetes_embedded_resource: Option<bool>,
+    /// x-kubernetes-int-or-string specifies that this value is either an integer or a string. If this is true, an empty type is allowed and type as child of anyOf is permitted if following one of the following patterns:
+    ///
+    /// 1) anyOf:
+    ///    - type: integer
+    ///    - type: string
+    /// 2) allOf:
+    ///    - anyOf:
+    ///      - type: integer
+    ///      - type: string
+    ///    - ... zero or more
+    pub x_kubernetes_int_or_string: Option<bool>,
+    /// x-kubernetes-list-map-keys annotates an array with the x-kubernetes-list-type `map` by specifying the keys used as the index of the map.
+    ///
+    /// This tag MUST only be used on lists that have the "x-kubernetes-list-type" extension set to "map". Also, the values specified for this attribute must be a scalar typed field of the child structure (no nesting is supported).
+    ///
+    /// The properties specified must either be required or have a default value, to ensure those properties are present for all list items.
+    pub x_kubernetes_list_map_keys: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// x-kubernetes-list-type annotates an array to further describe its topology. This extension must only be used on lists and may have 3 possible values:
+    ///
+    /// 1) `atomic`: the list is treated as a single entity, like a scalar.
+    ///      Atomic lists will be entirely replaced when updated. This extension
+    ///      may be used on any type of list (struct, scalar, ...).
+    /// 2) `set`:
+    ///      Sets are lists that must not have multiple items with the same value. Each
+    ///      value must be a scalar, an object with x-kubernetes-map-type `atomic` or an
+    ///      array with x-kubernetes-list-type `atomic`.
+    /// 3) `map`:
+    ///      These lists are like maps in that their elements have a non-index key
+    ///      used to identify them. Order is preserved upon merge. The map tag
+    ///      must only be used on a list with elements of type object.
+    /// Defaults to atomic for arrays.
+    pub x_kubernetes_list_type: Option<::k8s_client_runtime::LeanString>,
+    /// x-kubernetes-map-type annotates an object to further describe its topology. This extension must only be used when type is object and may have 2 possible values:
+    ///
+    /// 1) `granular`:
+    ///      These maps are actual maps (key-value pairs) and each fields are independent
+    ///      from each other (they can each be manipulated by separate actors). This is
+    ///      the default behaviour for all maps.
+    /// 2) `atomic`: the list is treated as a single entity, like a scalar.
+    ///      Atomic maps will be entirely replaced when updated.
+    pub x_kubernetes_map_type: Option<::k8s_client_runtime::LeanString>,
+    /// x-kubernetes-preserve-unknown-fields stops the API server decoding step from pruning fields which are not specified in the validation schema. This affects fields recursively, but switches back to normal pruning behaviour if nested properties or additionalProperties are specified in the schema. This can either be true or undefined. False is forbidden.
+    pub x_kubernetes_preserve_unknown_fields: Option<bool>,
+    /// x-kubernetes-validations describes a list of validation rules written in the CEL expression language.
+    pub x_kubernetes_validations: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRuleApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for JSONSchemaPropsApply {
+    const NAME: &'static str = "JSONSchemaPropsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "$ref" => 0,
+                "$schema" => 1,
+                "additionalItems" => 2,
+                "additionalProperties" => 3,
+                "allOf" => 4,
+                "anyOf" => 5,
+                "default" => 6,
+                "definitions" => 7,
+                "dependencies" => 8,
+                "description" => 9,
+                "enum" => 10,
+                "example" => 11,
+                "exclusiveMaximum" => 12,
+                "exclusiveMinimum" => 13,
+                "externalDocs" => 14,
+                "format" => 15,
+                "id" => 16,
+                "items" => 17,
+                "maxItems" => 18,
+                "maxLength" => 19,
+                "maxProperties" => 20,
+                "maximum" => 21,
+                "minItems" => 22,
+                "minLength" => 23,
+                "minProperties" => 24,
+                "minimum" => 25,
+                "multipleOf" => 26,
+                "not" => 27,
+                "nullable" => 28,
+                "oneOf" => 29,
+                "pattern" => 30,
+                "patternProperties" => 31,
+                "properties" => 32,
+                "required" => 33,
+                "title" => 34,
+                "type" => 35,
+                "uniqueItems" => 36,
+                "x-kubernetes-embedded-resource" => 37,
+                "x-kubernetes-int-or-string" => 38,
+                "x-kubernetes-list-map-keys" => 39,
+                "x-kubernetes-list-type" => 40,
+                "x-kubernetes-map-type" => 41,
+                "x-kubernetes-preserve-unknown-fields" => 42,
+                "x-kubernetes-validations" => 43,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ref_path),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.schema),
+                )?
+            }
+            2 => self.additional_items = map.next_value()?,
+            3 => self.additional_properties = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.all_of,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.any_of,
+                        options,
+                    ),
+                )?
+            }
+            6 => self.default = map.next_value()?,
+            7 => self.definitions = map.next_value()?,
+            8 => self.dependencies = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.description,
+                    ),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.enum_),
+                )?
+            }
+            11 => self.example = map.next_value()?,
+            12 => self.exclusive_maximum = map.next_value()?,
+            13 => self.exclusive_minimum = map.next_value()?,
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.external_docs,
+                        options,
+                    ),
+                )?
+            }
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.format),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.id),
+                )?
+            }
+            17 => self.items = map.next_value()?,
+            18 => self.max_items = map.next_value()?,
+            19 => self.max_length = map.next_value()?,
+            20 => self.max_properties = map.next_value()?,
+            21 => self.maximum = map.next_value()?,
+            22 => self.min_items = map.next_value()?,
+            23 => self.min_length = map.next_value()?,
+            24 => self.min_properties = map.next_value()?,
+            25 => self.minimum = map.next_value()?,
+            26 => self.multiple_of = map.next_value()?,
+            27 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.not,
+                        options,
+                    ),
+                )?
+            }
+            28 => self.nullable = map.next_value()?,
+            29 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.one_of,
+                        options,
+                    ),
+                )?
+            }
+            30 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.pattern),
+                )?
+            }
+            31 => self.pattern_properties = map.next_value()?,
+            32 => self.properties = map.next_value()?,
+            33 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.required),
+                )?
+            }
+            34 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.title),
+                )?
+            }
+            35 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            36 => self.unique_items = map.next_value()?,
+            37 => self.x_kubernetes_embedded_resource = map.next_value()?,
+            38 => self.x_kubernetes_int_or_string = map.next_value()?,
+            39 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.x_kubernetes_list_map_keys,
+                    ),
+                )?
+            }
+            40 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.x_kubernetes_list_type,
+                    ),
+                )?
+            }
+            41 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.x_kubernetes_map_type,
+                    ),
+                )?
+            }
+            42 => self.x_kubernetes_preserve_unknown_fields = map.next_value()?,
+            43 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.x_kubernetes_validations,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for JSONSchemaPropsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.ref_path.is_some())
+            + usize::from(self.schema.is_some())
+            + usize::from(self.additional_items.is_some())
+            + usize::from(self.additional_properties.is_some())
+            + usize::from(self.all_of.is_some()) + usize::from(self.any_of.is_some())
+            + usize::from(self.default.is_some())
+            + usize::from(self.definitions.is_some())
+            + usize::from(self.dependencies.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.enum_.is_some())
+            + usize::from(self.example.is_some())
+            + usize::from(self.exclusive_maximum.is_some())
+            + usize::from(self.exclusive_minimum.is_some())
+            + usize::from(self.external_docs.is_some())
+            + usize::from(self.format.is_some()) + usize::from(self.id.is_some())
+            + usize::from(self.items.is_some()) + usize::from(self.max_items.is_some())
+            + usize::from(self.max_length.is_some())
+            + usize::from(self.max_properties.is_some())
+            + usize::from(self.maximum.is_some()) + usize::from(self.min_items.is_some())
+            + usize::from(self.min_length.is_some())
+            + usize::from(self.min_properties.is_some())
+            + usize::from(self.minimum.is_some())
+            + usize::from(self.multiple_of.is_some()) + usize::from(self.not.is_some())
+            + usize::from(self.nullable.is_some()) + usize::from(self.one_of.is_some())
+            + usize::from(self.pattern.is_some())
+            + usize::from(self.pattern_properties.is_some())
+            + usize::from(self.properties.is_some())
+            + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
+            + usize::from(self.type_.is_some())
+            + usize::from(self.unique_items.is_some())
+            + usize::from(self.x_kubernetes_embedded_resource.is_some())
+            + usize::from(self.x_kubernetes_int_or_string.is_some())
+            + usize::from(self.x_kubernetes_list_map_keys.is_some())
+            + usize::from(self.x_kubernetes_list_type.is_some())
+            + usize::from(self.x_kubernetes_map_type.is_some())
+            + usize::from(self.x_kubernetes_preserve_unknown_fields.is_some())
+            + usize::from(self.x_kubernetes_validations.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.ref_path {
+            out.field("$ref", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.schema {
+            out.field("$schema", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.additional_items {
+            out.field("additionalItems", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.additional_properties {
+            out.field("additionalProperties", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.all_of {
+            out.field("allOf", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.any_of {
+            out.field("anyOf", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.default {
+            out.field("default", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.definitions {
+            out.field("definitions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.dependencies {
+            out.field("dependencies", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.description {
+            out.field("description", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.enum_ {
+            out.field("enum", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.example {
+            out.field("example", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.exclusive_maximum {
+            out.field("exclusiveMaximum", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.exclusive_minimum {
+            out.field("exclusiveMinimum", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.external_docs {
+            out.field("externalDocs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.format {
+            out.field("format", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.id {
+            out.field("id", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.items {
+            out.field("items", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_items {
+            out.field("maxItems", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_length {
+            out.field("maxLength", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_properties {
+            out.field("maxProperties", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.maximum {
+            out.field("maximum", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.min_items {
+            out.field("minItems", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.min_length {
+            out.field("minLength", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.min_properties {
+            out.field("minProperties", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.minimum {
+            out.field("minimum", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.multiple_of {
+            out.field("multipleOf", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.not {
+            out.field("not", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nullable {
+            out.field("nullable", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.one_of {
+            out.field("oneOf", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pattern {
+            out.field("pattern", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.pattern_properties {
+            out.field("patternProperties", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.properties {
+            out.field("properties", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.required {
+            out.field("required", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.title {
+            out.field("title", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.unique_items {
+            out.field("uniqueItems", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.x_kubernetes_embedded_resource
+        {
+            out.field("x-kubernetes-embedded-resource", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.x_kubernetes_int_or_string {
+            out.field("x-kubernetes-int-or-string", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.x_kubernetes_list_map_keys {
+            out.field("x-kubernetes-list-map-keys", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.x_kubernetes_list_type {
+            out.field("x-kubernetes-list-type", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.x_kubernetes_map_type {
+            out.field("x-kubernetes-map-type", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .x_kubernetes_preserve_unknown_fields
+        {
+            out.field("x-kubernetes-preserve-unknown-fields", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.x_kubernetes_validations {
+            out.field("x-kubernetes-validations", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(JSONSchemaPropsApply);
+#[cfg(feature = "apply")]
+impl JSONSchemaPropsApply {
+    /// Sets `$ref`, replacing an earlier value.
+    #[inline]
+    pub fn with_ref_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.ref_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `$schema`, replacing an earlier value.
+    #[inline]
+    pub fn with_schema(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.schema = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `additionalItems`, replacing an earlier value.
+    #[inline]
+    pub fn with_additional_items(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool,
+        >,
+    ) -> Self {
+        self.additional_items = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `additionalProperties`, replacing an earlier value.
+    #[inline]
+    pub fn with_additional_properties(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrBool,
+        >,
+    ) -> Self {
+        self.additional_properties = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `allOf` (a later call appends more).
+    #[inline]
+    pub fn with_all_of(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.all_of.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Appends the values to `anyOf` (a later call appends more).
+    #[inline]
+    pub fn with_any_of(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.any_of.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `default`, replacing an earlier value.
+    #[inline]
+    pub fn with_default(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
+        >,
+    ) -> Self {
+        self.default = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `definitions`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_definitions(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.definitions
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value);
+        }
+        self
+    }
+    /// Adds the entries to `dependencies`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_dependencies(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<
+                    crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrStringArray,
+                >,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.dependencies
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `description`, replacing an earlier value.
+    #[inline]
+    pub fn with_description(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.description = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `enum` (a later call appends more).
+    #[inline]
+    pub fn with_enum(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<
+                crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
+            >,
+        >,
+    ) -> Self {
+        for value in values {
+            self.enum_
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `example`, replacing an earlier value.
+    #[inline]
+    pub fn with_example(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON,
+        >,
+    ) -> Self {
+        self.example = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `exclusiveMaximum`, replacing an earlier value.
+    #[inline]
+    pub fn with_exclusive_maximum(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.exclusive_maximum = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `exclusiveMinimum`, replacing an earlier value.
+    #[inline]
+    pub fn with_exclusive_minimum(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.exclusive_minimum = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `externalDocs`, replacing an earlier value.
+    #[inline]
+    pub fn with_external_docs(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentationApply,
+    ) -> Self {
+        self.external_docs = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `format`, replacing an earlier value.
+    #[inline]
+    pub fn with_format(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.format = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `id`, replacing an earlier value.
+    #[inline]
+    pub fn with_id(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `items`, replacing an earlier value.
+    #[inline]
+    pub fn with_items(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsOrArray,
+        >,
+    ) -> Self {
+        self.items = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `maxItems`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_items(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.max_items = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `maxLength`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_length(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.max_length = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `maxProperties`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_properties(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.max_properties = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `maximum`, replacing an earlier value.
+    #[inline]
+    pub fn with_maximum(mut self, value: impl ::std::convert::Into<f64>) -> Self {
+        self.maximum = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `minItems`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_items(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.min_items = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `minLength`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_length(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.min_length = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `minProperties`, replacing an earlier value.
+    #[inline]
+    pub fn with_min_properties(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.min_properties = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `minimum`, replacing an earlier value.
+    #[inline]
+    pub fn with_minimum(mut self, value: impl ::std::convert::Into<f64>) -> Self {
+        self.minimum = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `multipleOf`, replacing an earlier value.
+    #[inline]
+    pub fn with_multiple_of(mut self, value: impl ::std::convert::Into<f64>) -> Self {
+        self.multiple_of = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `not`, replacing an earlier value.
+    #[inline]
+    pub fn with_not(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+    ) -> Self {
+        self.not = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `nullable`, replacing an earlier value.
+    #[inline]
+    pub fn with_nullable(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.nullable = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `oneOf` (a later call appends more).
+    #[inline]
+    pub fn with_one_of(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.one_of.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Sets `pattern`, replacing an earlier value.
+    #[inline]
+    pub fn with_pattern(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.pattern = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `patternProperties`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_pattern_properties(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.pattern_properties
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value);
+        }
+        self
+    }
+    /// Adds the entries to `properties`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_properties(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.properties
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value);
+        }
+        self
+    }
+    /// Appends the values to `required` (a later call appends more).
+    #[inline]
+    pub fn with_required(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.required
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `title`, replacing an earlier value.
+    #[inline]
+    pub fn with_title(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.title = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `uniqueItems`, replacing an earlier value.
+    #[inline]
+    pub fn with_unique_items(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.unique_items = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `x-kubernetes-embedded-resource`, replacing an earlier value.
+    #[inline]
+    pub fn with_x_kubernetes_embedded_resource(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.x_kubernetes_embedded_resource = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `x-kubernetes-int-or-string`, replacing an earlier value.
+    #[inline]
+    pub fn with_x_kubernetes_int_or_string(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.x_kubernetes_int_or_string = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `x-kubernetes-list-map-keys` (a later call appends more).
+    #[inline]
+    pub fn with_x_kubernetes_list_map_keys(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.x_kubernetes_list_map_keys
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `x-kubernetes-list-type`, replacing an earlier value.
+    #[inline]
+    pub fn with_x_kubernetes_list_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.x_kubernetes_list_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `x-kubernetes-map-type`, replacing an earlier value.
+    #[inline]
+    pub fn with_x_kubernetes_map_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.x_kubernetes_map_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `x-kubernetes-preserve-unknown-fields`, replacing an earlier value.
+    #[inline]
+    pub fn with_x_kubernetes_preserve_unknown_fields(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.x_kubernetes_preserve_unknown_fields = ::std::option::Option::Some(
+            value.into(),
+        );
+        self
+    }
+    /// Appends the values to `x-kubernetes-validations` (a later call appends more).
+    #[inline]
+    pub fn with_x_kubernetes_validations(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRuleApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.x_kubernetes_validations
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

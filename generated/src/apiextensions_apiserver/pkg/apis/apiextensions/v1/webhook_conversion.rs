@@ -116,3 +116,109 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for WebhookConversion {
         );
     }
 }
+/// The apply configuration of [`WebhookConversion`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `WebhookConversionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WebhookConversionApply {
+    /// clientConfig is the instructions for how to call the webhook if strategy is `Webhook`.
+    pub client_config: Option<
+        ::std::boxed::Box<
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfigApply,
+        >,
+    >,
+    /// conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the Webhook expects. The API server will use the first version in the list which it supports. If none of the versions specified in this list are supported by API server, conversion will fail for the custom resource. If a persisted Webhook configuration specifies allowed versions and does not include any versions known to the API Server, calls to the webhook will fail.
+    pub conversion_review_versions: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WebhookConversionApply {
+    const NAME: &'static str = "WebhookConversionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "clientConfig" => 0,
+                "conversionReviewVersions" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.client_config,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.conversion_review_versions,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WebhookConversionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.client_config.is_some())
+            + usize::from(self.conversion_review_versions.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.client_config {
+            out.field("clientConfig", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.conversion_review_versions {
+            out.field("conversionReviewVersions", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WebhookConversionApply);
+#[cfg(feature = "apply")]
+impl WebhookConversionApply {
+    /// Sets `clientConfig`, replacing an earlier value.
+    #[inline]
+    pub fn with_client_config(
+        mut self,
+        value: crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfigApply,
+    ) -> Self {
+        self.client_config = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Appends the values to `conversionReviewVersions` (a later call appends more).
+    #[inline]
+    pub fn with_conversion_review_versions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.conversion_review_versions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+}

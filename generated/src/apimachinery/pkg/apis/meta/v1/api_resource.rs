@@ -272,3 +272,278 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for APIResource {
         );
     }
 }
+/// The apply configuration of [`APIResource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `APIResourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIResourceApply {
+    /// categories is a list of the grouped resources this resource belongs to (e.g. 'all')
+    pub categories: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// group is the preferred group of the resource.  Empty implies the group of the containing resource list. For subresources, this may have a different value, for example: Scale".
+    pub group: Option<::k8s_client_runtime::LeanString>,
+    /// kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')
+    pub kind: Option<::k8s_client_runtime::LeanString>,
+    /// name is the plural name of the resource.
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// namespaced indicates if a resource is namespaced or not.
+    pub namespaced: Option<bool>,
+    /// shortNames is a list of suggested short names of the resource.
+    pub short_names: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// singularName is the singular name of the resource.  This allows clients to handle plural and singular opaquely. The singularName is more correct for reporting status on a single item and both singular and plural are allowed from the kubectl CLI interface.
+    pub singular_name: Option<::k8s_client_runtime::LeanString>,
+    /// The hash value of the storage version, the version this resource is converted to when written to the data store. Value must be treated as opaque by clients. Only equality comparison on the value is valid. This is an alpha feature and may change or be removed in the future. The field is populated by the apiserver only if the StorageVersionHash feature gate is enabled. This field will remain optional even if it graduates.
+    pub storage_version_hash: Option<::k8s_client_runtime::LeanString>,
+    /// verbs is a list of supported kube verbs (this includes get, list, watch, create, update, patch, delete, deletecollection, and proxy)
+    pub verbs: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// version is the preferred version of the resource.  Empty implies the version of the containing resource list For subresources, this may have a different value, for example: v1 (while inside a v1beta1 version of the core resource's group)".
+    pub version: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for APIResourceApply {
+    const NAME: &'static str = "APIResourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "categories" => 0,
+                "group" => 1,
+                "kind" => 2,
+                "name" => 3,
+                "namespaced" => 4,
+                "shortNames" => 5,
+                "singularName" => 6,
+                "storageVersionHash" => 7,
+                "verbs" => 8,
+                "version" => 9,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.categories),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            4 => self.namespaced = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.short_names,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.singular_name,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.storage_version_hash,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.verbs),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.version),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIResourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.categories.is_some())
+            + usize::from(self.group.is_some()) + usize::from(self.kind.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.namespaced.is_some())
+            + usize::from(self.short_names.is_some())
+            + usize::from(self.singular_name.is_some())
+            + usize::from(self.storage_version_hash.is_some())
+            + usize::from(self.verbs.is_some()) + usize::from(self.version.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.categories {
+            out.field("categories", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.group {
+            out.field("group", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kind {
+            out.field("kind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.namespaced {
+            out.field("namespaced", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.short_names {
+            out.field("shortNames", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.singular_name {
+            out.field("singularName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.storage_version_hash {
+            out.field("storageVersionHash", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.verbs {
+            out.field("verbs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.version {
+            out.field("version", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(APIResourceApply);
+#[cfg(feature = "apply")]
+impl APIResourceApply {
+    /// Appends the values to `categories` (a later call appends more).
+    #[inline]
+    pub fn with_categories(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.categories
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `group`, replacing an earlier value.
+    #[inline]
+    pub fn with_group(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.group = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `kind`, replacing an earlier value.
+    #[inline]
+    pub fn with_kind(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.kind = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `namespaced`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespaced(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.namespaced = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `shortNames` (a later call appends more).
+    #[inline]
+    pub fn with_short_names(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.short_names
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `singularName`, replacing an earlier value.
+    #[inline]
+    pub fn with_singular_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.singular_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `storageVersionHash`, replacing an earlier value.
+    #[inline]
+    pub fn with_storage_version_hash(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.storage_version_hash = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `verbs` (a later call appends more).
+    #[inline]
+    pub fn with_verbs(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.verbs
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `version`, replacing an earlier value.
+    #[inline]
+    pub fn with_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.version = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -110,3 +110,111 @@ impl APIResourceList {
     /// `kind` of this kind.
     pub const KIND: &'static str = "APIResourceList";
 }
+/// The apply configuration of [`APIResourceList`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
+///
+/// Built with the `with_` methods, as client-go's `APIResourceListApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIResourceListApply {
+    /// groupVersion is the group and version this APIResourceList is for.
+    pub group_version: Option<::k8s_client_runtime::LeanString>,
+    /// resources contains the name of the resources and if they are namespaced.
+    pub resources: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::APIResourceApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for APIResourceListApply {
+    const NAME: &'static str = "APIResourceListApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "groupVersion" => 0,
+                "resources" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.group_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.resources,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIResourceListApply {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "v1",
+        "APIResourceList",
+    ));
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.group_version.is_some())
+            + usize::from(self.resources.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.group_version {
+            out.field("groupVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resources {
+            out.field("resources", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(APIResourceListApply);
+#[cfg(feature = "apply")]
+impl APIResourceListApply {
+    /// Sets `groupVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_group_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.group_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `resources` (a later call appends more).
+    #[inline]
+    pub fn with_resources(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::APIResourceApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.resources
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+}

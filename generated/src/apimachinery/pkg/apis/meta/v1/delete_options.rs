@@ -233,3 +233,229 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeleteOptions {
         );
     }
 }
+/// The apply configuration of [`DeleteOptions`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeleteOptionsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeleteOptionsApply {
+    /// APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources
+    pub api_version: Option<::k8s_client_runtime::LeanString>,
+    /// When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed
+    pub dry_run: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    /// The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately.
+    pub grace_period_seconds: Option<i64>,
+    /// if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error. A resource is considered corrupt if it can not be retrieved from the underlying storage successfully because of a) its data can not be transformed e.g. decryption failure, or b) it fails to decode into an object. NOTE: unsafe deletion ignores finalizer constraints, skips precondition checks, and removes the object from the storage. WARNING: This may potentially break the cluster if the workload associated with the resource being unsafe-deleted relies on normal deletion flow. Use only if you REALLY know what you are doing. The default value is false, and the user must opt in to enable it
+    pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
+    /// Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
+    pub kind: Option<::k8s_client_runtime::LeanString>,
+    /// Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the "orphan" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both.
+    pub orphan_dependents: Option<bool>,
+    /// Must be fulfilled before a deletion is carried out. If not possible, a 409 Conflict status will be returned.
+    pub preconditions: Option<
+        ::std::boxed::Box<crate::apimachinery::pkg::apis::meta::v1::PreconditionsApply>,
+    >,
+    /// Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground.
+    pub propagation_policy: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeleteOptionsApply {
+    const NAME: &'static str = "DeleteOptionsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "apiVersion" => 0,
+                "dryRun" => 1,
+                "gracePeriodSeconds" => 2,
+                "ignoreStoreReadErrorWithClusterBreakingPotential" => 3,
+                "kind" => 4,
+                "orphanDependents" => 5,
+                "preconditions" => 6,
+                "propagationPolicy" => 7,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.dry_run),
+                )?
+            }
+            2 => self.grace_period_seconds = map.next_value()?,
+            3 => {
+                self.ignore_store_read_error_with_cluster_breaking_potential = map
+                    .next_value()?;
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
+            5 => self.orphan_dependents = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.preconditions,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.propagation_policy,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeleteOptionsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.api_version.is_some())
+            + usize::from(self.dry_run.is_some())
+            + usize::from(self.grace_period_seconds.is_some())
+            + usize::from(
+                self.ignore_store_read_error_with_cluster_breaking_potential.is_some(),
+            ) + usize::from(self.kind.is_some())
+            + usize::from(self.orphan_dependents.is_some())
+            + usize::from(self.preconditions.is_some())
+            + usize::from(self.propagation_policy.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.api_version {
+            out.field("apiVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.dry_run {
+            out.field("dryRun", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.grace_period_seconds {
+            out.field("gracePeriodSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self
+            .ignore_store_read_error_with_cluster_breaking_potential
+        {
+            out.field("ignoreStoreReadErrorWithClusterBreakingPotential", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kind {
+            out.field("kind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.orphan_dependents {
+            out.field("orphanDependents", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.preconditions {
+            out.field("preconditions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.propagation_policy {
+            out.field("propagationPolicy", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeleteOptionsApply);
+#[cfg(feature = "apply")]
+impl DeleteOptionsApply {
+    /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_api_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.api_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `dryRun` (a later call appends more).
+    #[inline]
+    pub fn with_dry_run(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.dry_run
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `gracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.grace_period_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `ignoreStoreReadErrorWithClusterBreakingPotential`, replacing an earlier value.
+    #[inline]
+    pub fn with_ignore_store_read_error_with_cluster_breaking_potential(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.ignore_store_read_error_with_cluster_breaking_potential = ::std::option::Option::Some(
+            value.into(),
+        );
+        self
+    }
+    /// Sets `kind`, replacing an earlier value.
+    #[inline]
+    pub fn with_kind(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.kind = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `orphanDependents`, replacing an earlier value.
+    #[inline]
+    pub fn with_orphan_dependents(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.orphan_dependents = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `preconditions`, replacing an earlier value.
+    #[inline]
+    pub fn with_preconditions(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::PreconditionsApply,
+    ) -> Self {
+        self.preconditions = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `propagationPolicy`, replacing an earlier value.
+    #[inline]
+    pub fn with_propagation_policy(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.propagation_policy = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -93,3 +93,89 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for GroupResource {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.resource);
     }
 }
+/// The apply configuration of [`GroupResource`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `GroupResourceApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GroupResourceApply {
+    pub group: Option<::k8s_client_runtime::LeanString>,
+    pub resource: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for GroupResourceApply {
+    const NAME: &'static str = "GroupResourceApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "group" => 0,
+                "resource" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.resource),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for GroupResourceApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.group.is_some()) + usize::from(self.resource.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.group {
+            out.field("group", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource {
+            out.field("resource", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(GroupResourceApply);
+#[cfg(feature = "apply")]
+impl GroupResourceApply {
+    /// Sets `group`, replacing an earlier value.
+    #[inline]
+    pub fn with_group(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.group = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resource`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource = ::std::option::Option::Some(value.into());
+        self
+    }
+}

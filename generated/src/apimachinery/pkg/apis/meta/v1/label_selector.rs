@@ -114,6 +114,119 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for LabelSelector {
         }
     }
 }
+/// The apply configuration of [`LabelSelector`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `LabelSelectorApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LabelSelectorApply {
+    /// matchExpressions is a list of label selector requirements. The requirements are ANDed.
+    pub match_expressions: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirementApply,
+        >,
+    >,
+    /// matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is "key", the operator is "In", and the values array contains only "value". The requirements are ANDed.
+    pub match_labels: Option<::k8s_client_runtime::Map>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for LabelSelectorApply {
+    const NAME: &'static str = "LabelSelectorApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "matchExpressions" => 0,
+                "matchLabels" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.match_expressions,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.match_labels,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for LabelSelectorApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.match_expressions.is_some())
+            + usize::from(self.match_labels.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.match_expressions {
+            out.field("matchExpressions", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_labels {
+            out.field("matchLabels", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(LabelSelectorApply);
+#[cfg(feature = "apply")]
+impl LabelSelectorApply {
+    /// Appends the values to `matchExpressions` (a later call appends more).
+    #[inline]
+    pub fn with_match_expressions(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirementApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.match_expressions
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Adds the entries to `matchLabels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_match_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.match_labels
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+}
 impl LabelSelector {
     /// This selector in the form listers and `ListOptions` use. An empty
     /// selector selects everything, as in apimachinery.

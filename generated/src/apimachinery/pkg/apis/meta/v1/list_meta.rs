@@ -156,3 +156,132 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ListMeta {
         );
     }
 }
+/// The apply configuration of [`ListMeta`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ListMetaApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ListMetaApply {
+    /// continue may be set if the user set a limit on the number of items returned, and indicates that the server has more data available. The value is opaque and may be used to issue another request to the endpoint that served this list to retrieve the next set of available objects. Continuing a consistent list may not be possible if the server configuration has changed or more than a few minutes have passed. The resourceVersion field returned when using this continue value will be identical to the value in the first response, unless you have received this token from an error message.
+    pub continue_: Option<::k8s_client_runtime::LeanString>,
+    /// remainingItemCount is the number of subsequent items in the list which are not included in this list response. If the list request contained label or field selectors, then the number of remaining items is unknown and the field will be left unset and omitted during serialization. If the list is complete (either because it is not chunking or because this is the last chunk), then there are no more remaining items and this field will be left unset and omitted during serialization. Servers older than v1.15 do not set this field. The intended use of the remainingItemCount is *estimating* the size of a collection. Clients should not rely on the remainingItemCount to be set or to be exact.
+    pub remaining_item_count: Option<i64>,
+    /// String that identifies the server's internal version of this object that can be used by clients to determine when objects have changed. Value must be treated as opaque by clients and passed unmodified back to the server. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
+    pub resource_version: Option<::k8s_client_runtime::LeanString>,
+    /// Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.
+    pub self_link: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ListMetaApply {
+    const NAME: &'static str = "ListMetaApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "continue" => 0,
+                "remainingItemCount" => 1,
+                "resourceVersion" => 2,
+                "selfLink" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.continue_),
+                )?
+            }
+            1 => self.remaining_item_count = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_version,
+                    ),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.self_link),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ListMetaApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.continue_.is_some())
+            + usize::from(self.remaining_item_count.is_some())
+            + usize::from(self.resource_version.is_some())
+            + usize::from(self.self_link.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.continue_ {
+            out.field("continue", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.remaining_item_count {
+            out.field("remainingItemCount", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_version {
+            out.field("resourceVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.self_link {
+            out.field("selfLink", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ListMetaApply);
+#[cfg(feature = "apply")]
+impl ListMetaApply {
+    /// Sets `continue`, replacing an earlier value.
+    #[inline]
+    pub fn with_continue(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.continue_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `remainingItemCount`, replacing an earlier value.
+    #[inline]
+    pub fn with_remaining_item_count(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.remaining_item_count = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selfLink`, replacing an earlier value.
+    #[inline]
+    pub fn with_self_link(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.self_link = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -221,3 +221,195 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ManagedFieldsEntry {
         );
     }
 }
+/// The apply configuration of [`ManagedFieldsEntry`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ManagedFieldsEntryApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ManagedFieldsEntryApply {
+    /// APIVersion defines the version of this resource that this field set applies to. The format is "group/version" just like the top-level APIVersion field. It is necessary to track the version of a field set because it cannot be automatically converted.
+    pub api_version: Option<::k8s_client_runtime::LeanString>,
+    /// FieldsType is the discriminator for the different fields format and version. There is currently only one possible value: "FieldsV1"
+    pub fields_type: Option<::k8s_client_runtime::LeanString>,
+    /// FieldsV1 holds the first JSON version format as described in the "FieldsV1" type.
+    pub fields_v1: Option<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
+    /// Manager is an identifier of the workflow managing these fields.
+    pub manager: Option<::k8s_client_runtime::LeanString>,
+    /// Operation is the type of operation which lead to this ManagedFieldsEntry being created. The only valid values for this field are 'Apply' and 'Update'.
+    pub operation: Option<::k8s_client_runtime::LeanString>,
+    /// Subresource is the name of the subresource used to update that object, or empty string if the object was updated through the main resource. The value of this field is used to distinguish between managers, even if they share the same name. For example, a status update will be distinct from a regular update using the same manager name. Note that the APIVersion field is not related to the Subresource field and it always corresponds to the version of the main resource.
+    pub subresource: Option<::k8s_client_runtime::LeanString>,
+    /// Time is the timestamp of when the ManagedFields entry was added. The timestamp will also be updated if a field is added, the manager changes any of the owned fields value or removes a field. The timestamp does not update when a field is removed from the entry because another manager took it over.
+    pub time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ManagedFieldsEntryApply {
+    const NAME: &'static str = "ManagedFieldsEntryApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "apiVersion" => 0,
+                "fieldsType" => 1,
+                "fieldsV1" => 2,
+                "manager" => 3,
+                "operation" => 4,
+                "subresource" => 5,
+                "time" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.fields_type,
+                    ),
+                )?
+            }
+            2 => self.fields_v1 = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.manager),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.operation),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.subresource,
+                    ),
+                )?
+            }
+            6 => self.time = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ManagedFieldsEntryApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.api_version.is_some())
+            + usize::from(self.fields_type.is_some())
+            + usize::from(self.fields_v1.is_some()) + usize::from(self.manager.is_some())
+            + usize::from(self.operation.is_some())
+            + usize::from(self.subresource.is_some()) + usize::from(self.time.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.api_version {
+            out.field("apiVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fields_type {
+            out.field("fieldsType", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fields_v1 {
+            out.field("fieldsV1", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.manager {
+            out.field("manager", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.operation {
+            out.field("operation", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.subresource {
+            out.field("subresource", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.time {
+            out.field("time", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ManagedFieldsEntryApply);
+#[cfg(feature = "apply")]
+impl ManagedFieldsEntryApply {
+    /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_api_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.api_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `fieldsType`, replacing an earlier value.
+    #[inline]
+    pub fn with_fields_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.fields_type = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `fieldsV1`, replacing an earlier value.
+    #[inline]
+    pub fn with_fields_v1(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::apis::meta::v1::FieldsV1,
+        >,
+    ) -> Self {
+        self.fields_v1 = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `manager`, replacing an earlier value.
+    #[inline]
+    pub fn with_manager(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.manager = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `operation`, replacing an earlier value.
+    #[inline]
+    pub fn with_operation(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.operation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `subresource`, replacing an earlier value.
+    #[inline]
+    pub fn with_subresource(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.subresource = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `time`, replacing an earlier value.
+    #[inline]
+    pub fn with_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.time = ::std::option::Option::Some(value.into());
+        self
+    }
+}

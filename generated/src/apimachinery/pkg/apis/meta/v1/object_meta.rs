@@ -432,6 +432,420 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ObjectMeta {
         }
     }
 }
+/// The apply configuration of [`ObjectMeta`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ObjectMetaApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectMetaApply {
+    /// Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata. They are not queryable and should be preserved when modifying objects. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/annotations
+    pub annotations: Option<::k8s_client_runtime::Map>,
+    /// CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.
+    ///
+    /// Populated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    pub creation_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Number of seconds allowed for this object to gracefully terminate before it will be removed from the system. Only set when deletionTimestamp is also set. May only be shortened. Read-only.
+    pub deletion_grace_period_seconds: Option<i64>,
+    /// DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted. This field is set by the server when a graceful deletion is requested by the user, and is not directly settable by a client. The resource is expected to be deleted (no longer visible from resource lists, and not reachable by name) after the time in this field, once the finalizers list is empty. As long as the finalizers list contains items, deletion is blocked. Once the deletionTimestamp is set, this value may not be unset or be set further into the future, although it may be shortened or the resource may be deleted prior to this time. For example, a user may request that a pod is deleted in 30 seconds. The Kubelet will react by sending a graceful termination signal to the containers in the pod. After that 30 seconds, the Kubelet will send a hard termination signal (SIGKILL) to the container and after cleanup, remove the pod from the API. In the presence of network partitions, this object may still exist after this timestamp, until an administrator or automated process can determine the resource is fully terminated. If not set, graceful deletion of the object has not been requested.
+    ///
+    /// Populated by the system when a graceful deletion is requested. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    pub deletion_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Must be empty before the object is deleted from the registry. Each entry is an identifier for the responsible component that will remove the entry from the list. If the deletionTimestamp of the object is non-nil, entries in this list can only be removed. Finalizers may be processed and removed in any order.  Order is NOT enforced because it introduces significant risk of stuck finalizers. finalizers is a shared field, any actor with permission can reorder it. If the finalizer list is processed in order, then this can lead to a situation in which the component responsible for the first finalizer in the list is waiting for a signal (field value, external system, or other) produced by a component responsible for a finalizer later in the list, resulting in a deadlock. Without enforced ordering finalizers are free to order amongst themselves and are not vulnerable to ordering changes in the list.
+    pub finalizers: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    /// GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided. If this field is used, the name returned to the client will be different than the name passed. This value will also be combined with a unique suffix. The provided value has the same validation rules as the Name field, and may be truncated by the length of the suffix required to make the value unique on the server.
+    ///
+    /// If this field is specified and the generated name exists, the server will return a 409.
+    ///
+    /// Applied only if Name is not specified. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#idempotency
+    pub generate_name: Option<::k8s_client_runtime::LeanString>,
+    /// A sequence number representing a specific generation of the desired state. Populated by the system. Read-only.
+    pub generation: Option<i64>,
+    /// Map of string keys and values that can be used to organize and categorize (scope and select) objects. May match selectors of replication controllers and services. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels
+    pub labels: Option<::k8s_client_runtime::Map>,
+    /// ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow. This is mostly for internal housekeeping, and users typically shouldn't need to set or understand this field. A workflow can be the user's name, a controller's name, or the name of a specific apply path like "ci-cd". The set of fields is always in the version that the workflow used when modifying the object.
+    pub managed_fields: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntryApply,
+        >,
+    >,
+    /// Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    /// Namespace defines the space within which each name must be unique. An empty namespace is equivalent to the "default" namespace, but "default" is the canonical representation. Not all objects are required to be scoped to a namespace - the value of this field for those objects will be empty.
+    ///
+    /// Must be a DNS_LABEL. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
+    /// List of objects depended by this object. If ALL objects in the list have been deleted, this object will be garbage collected. If this object is managed by a controller, then an entry in this list will point to this controller, with the controller field set to true. There cannot be more than one managing controller.
+    pub owner_references: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,
+        >,
+    >,
+    /// An opaque value that represents the internal version of this object that can be used by clients to determine when objects have changed. May be used for optimistic concurrency, change detection, and the watch operation on a resource or set of resources. Clients must treat these values as opaque and passed unmodified back to the server. They may only be valid for a particular resource or set of resources.
+    ///
+    /// Populated by the system. Read-only. Value must be treated as opaque by clients and . More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#concurrency-control-and-consistency
+    pub resource_version: Option<::k8s_client_runtime::LeanString>,
+    /// Deprecated: selfLink is a legacy read-only field that is no longer populated by the system.
+    pub self_link: Option<::k8s_client_runtime::LeanString>,
+    /// UID is the unique in time and space value for this object. It is typically generated by the server on successful creation of a resource and is not allowed to change on PUT operations.
+    ///
+    /// Populated by the system. Read-only. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids
+    pub uid: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMetaApply {
+    const NAME: &'static str = "ObjectMetaApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "annotations" => 0,
+                "creationTimestamp" => 1,
+                "deletionGracePeriodSeconds" => 2,
+                "deletionTimestamp" => 3,
+                "finalizers" => 4,
+                "generateName" => 5,
+                "generation" => 6,
+                "labels" => 7,
+                "managedFields" => 8,
+                "name" => 9,
+                "namespace" => 10,
+                "ownerReferences" => 11,
+                "resourceVersion" => 12,
+                "selfLink" => 13,
+                "uid" => 14,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.annotations,
+                    ),
+                )?
+            }
+            1 => self.creation_timestamp = map.next_value()?,
+            2 => self.deletion_grace_period_seconds = map.next_value()?,
+            3 => self.deletion_timestamp = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.finalizers),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.generate_name,
+                    ),
+                )?
+            }
+            6 => self.generation = map.next_value()?,
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.labels,
+                    ),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.managed_fields,
+                        options,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.owner_references,
+                        options,
+                    ),
+                )?
+            }
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_version,
+                    ),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.self_link),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMetaApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.annotations.is_some())
+            + usize::from(self.creation_timestamp.is_some())
+            + usize::from(self.deletion_grace_period_seconds.is_some())
+            + usize::from(self.deletion_timestamp.is_some())
+            + usize::from(self.finalizers.is_some())
+            + usize::from(self.generate_name.is_some())
+            + usize::from(self.generation.is_some()) + usize::from(self.labels.is_some())
+            + usize::from(self.managed_fields.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.namespace.is_some())
+            + usize::from(self.owner_references.is_some())
+            + usize::from(self.resource_version.is_some())
+            + usize::from(self.self_link.is_some()) + usize::from(self.uid.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.annotations {
+            out.field("annotations", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.creation_timestamp {
+            out.field("creationTimestamp", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.deletion_grace_period_seconds {
+            out.field("deletionGracePeriodSeconds", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.deletion_timestamp {
+            out.field("deletionTimestamp", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.finalizers {
+            out.field("finalizers", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.generate_name {
+            out.field("generateName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.generation {
+            out.field("generation", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.labels {
+            out.field("labels", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.managed_fields {
+            out.field("managedFields", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.namespace {
+            out.field("namespace", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.owner_references {
+            out.field("ownerReferences", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_version {
+            out.field("resourceVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.self_link {
+            out.field("selfLink", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.uid {
+            out.field("uid", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ObjectMetaApply);
+#[cfg(feature = "apply")]
+impl ObjectMetaApply {
+    /// Adds the entries to `annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.annotations
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `creationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_creation_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.creation_timestamp = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.deletion_grace_period_seconds = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.deletion_timestamp = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `finalizers` (a later call appends more).
+    #[inline]
+    pub fn with_finalizers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.finalizers
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.generate_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.labels
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Appends the values to `managedFields` (a later call appends more).
+    #[inline]
+    pub fn with_managed_fields(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntryApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.managed_fields
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.namespace = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `ownerReferences` (a later call appends more).
+    #[inline]
+    pub fn with_owner_references(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.owner_references
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `selfLink`, replacing an earlier value.
+    #[inline]
+    pub fn with_self_link(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.self_link = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.uid = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn name(&self) -> ::std::option::Option<&str> {
         self.name.as_deref()

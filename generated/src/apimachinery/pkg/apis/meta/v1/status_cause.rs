@@ -136,3 +136,116 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for StatusCause {
         );
     }
 }
+/// The apply configuration of [`StatusCause`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `StatusCauseApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatusCauseApply {
+    /// The field of the resource that has caused this error, as named by its JSON serialization. May include dot and postfix notation for nested attributes. Arrays are zero-indexed.  Fields may appear more than once in an array of causes due to fields having multiple errors. Optional.
+    ///
+    /// Examples:
+    ///   "name" - the field "name" on the current resource
+    ///   "items[0].name" - the field "name" on the first array entry in "items"
+    pub field: Option<::k8s_client_runtime::LeanString>,
+    /// A human-readable description of the cause of the error.  This field may be presented as-is to a reader.
+    pub message: Option<::k8s_client_runtime::LeanString>,
+    /// A machine-readable description of the cause of the error. If this value is empty there is no information available.
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for StatusCauseApply {
+    const NAME: &'static str = "StatusCauseApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "field" => 0,
+                "message" => 1,
+                "reason" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.field),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for StatusCauseApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.field.is_some()) + usize::from(self.message.is_some())
+            + usize::from(self.reason.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.field {
+            out.field("field", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(StatusCauseApply);
+#[cfg(feature = "apply")]
+impl StatusCauseApply {
+    /// Sets `field`, replacing an earlier value.
+    #[inline]
+    pub fn with_field(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.field = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `message`, replacing an earlier value.
+    #[inline]
+    pub fn with_message(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.message = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+}

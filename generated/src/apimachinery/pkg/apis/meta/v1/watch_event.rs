@@ -94,3 +94,90 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for WatchEvent {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.object);
     }
 }
+/// The apply configuration of [`WatchEvent`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `WatchEventApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WatchEventApply {
+    /// Object is:
+    ///  * If Type is Added or Modified: the new state of the object.
+    ///  * If Type is Deleted: the state of the object immediately before deletion.
+    ///  * If Type is Error: *Status is recommended; other types may make sense
+    ///    depending on context.
+    pub object: Option<crate::apimachinery::pkg::runtime::RawExtension>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WatchEventApply {
+    const NAME: &'static str = "WatchEventApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "object" => 0,
+                "type" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.object = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WatchEventApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.object.is_some()) + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.object {
+            out.field("object", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WatchEventApply);
+#[cfg(feature = "apply")]
+impl WatchEventApply {
+    /// Sets `object`, replacing an earlier value.
+    #[inline]
+    pub fn with_object(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::runtime::RawExtension>,
+    ) -> Self {
+        self.object = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -164,3 +164,149 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for APIServiceCondition {
         );
     }
 }
+/// The apply configuration of [`APIServiceCondition`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `APIServiceConditionApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIServiceConditionApply {
+    /// Last time the condition transitioned from one status to another.
+    pub last_transition_time: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    /// Human-readable message indicating details about last transition.
+    pub message: Option<::k8s_client_runtime::LeanString>,
+    /// Unique, one-word, CamelCase reason for the condition's last transition.
+    pub reason: Option<::k8s_client_runtime::LeanString>,
+    /// Status is the status of the condition. Can be True, False, Unknown.
+    pub status: Option<::k8s_client_runtime::LeanString>,
+    /// Type is the type of the condition.
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for APIServiceConditionApply {
+    const NAME: &'static str = "APIServiceConditionApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "lastTransitionTime" => 0,
+                "message" => 1,
+                "reason" => 2,
+                "status" => 3,
+                "type" => 4,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.last_transition_time = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.message),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.reason),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.status),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIServiceConditionApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.last_transition_time.is_some())
+            + usize::from(self.message.is_some()) + usize::from(self.reason.is_some())
+            + usize::from(self.status.is_some()) + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.last_transition_time {
+            out.field("lastTransitionTime", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.message {
+            out.field("message", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            out.field("reason", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status {
+            out.field("status", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(APIServiceConditionApply);
+#[cfg(feature = "apply")]
+impl APIServiceConditionApply {
+    /// Sets `lastTransitionTime`, replacing an earlier value.
+    #[inline]
+    pub fn with_last_transition_time(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.last_transition_time = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `message`, replacing an earlier value.
+    #[inline]
+    pub fn with_message(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.message = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`, replacing an earlier value.
+    #[inline]
+    pub fn with_reason(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `status`, replacing an earlier value.
+    #[inline]
+    pub fn with_status(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.status = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -205,3 +205,187 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for APIServiceSpec {
         ::k8s_client_runtime::protobuf::encode::value(writer, 8, &self.version_priority);
     }
 }
+/// The apply configuration of [`APIServiceSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `APIServiceSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIServiceSpecApply {
+    /// CABundle is a PEM encoded CA bundle which will be used to validate an API server's serving certificate. If unspecified, system trust roots on the apiserver are used.
+    pub ca_bundle: Option<::k8s_client_runtime::codec::ByteString>,
+    /// Group is the API group name this server hosts
+    pub group: Option<::k8s_client_runtime::LeanString>,
+    /// GroupPriorityMinimum is the priority this group should have at least. Higher priority means that the group is preferred by clients over lower priority ones. Note that other versions of this group might specify even higher GroupPriorityMinimum values such that the whole group gets a higher priority. The primary sort is based on GroupPriorityMinimum, ordered highest number to lowest (20 before 10). The secondary sort is based on the alphabetical comparison of the name of the object.  (v1.bar before v1.foo) We'd recommend something like: *.k8s.io (except extensions) at 18000 and PaaSes (OpenShift, Deis) are recommended to be in the 2000s
+    pub group_priority_minimum: Option<i32>,
+    /// InsecureSkipTLSVerify disables TLS certificate verification when communicating with this server. This is strongly discouraged.  You should use the CABundle instead.
+    pub insecure_skip_tls_verify: Option<bool>,
+    /// Service is a reference to the service for this API server.  It must communicate on port 443. If the Service is nil, that means the handling for the API groupversion is handled locally on this server. The call will simply delegate to the normal handler chain to be fulfilled.
+    pub service: Option<
+        ::std::boxed::Box<
+            crate::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReferenceApply,
+        >,
+    >,
+    /// Version is the API version this server hosts.  For example, "v1"
+    pub version: Option<::k8s_client_runtime::LeanString>,
+    /// VersionPriority controls the ordering of this API version inside of its group.  Must be greater than zero. The primary sort is based on VersionPriority, ordered highest to lowest (20 before 10). Since it's inside of a group, the number can be small, probably in the 10s. In case of equal version priorities, the version string will be used to compute the order inside a group. If the version string is "kube-like", it will sort above non "kube-like" version strings, which are ordered lexicographically. "Kube-like" versions start with a "v", then are followed by a number (the major version), then optionally the string "alpha" or "beta" and another number (the minor version). These are sorted first by GA > beta > alpha (where GA is a version with no suffix such as beta or alpha), and then by comparing major version, then minor version. An example sorted list of versions: v10, v2, v1, v11beta2, v10beta3, v3beta1, v12alpha1, v11alpha2, foo1, foo10.
+    pub version_priority: Option<i32>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for APIServiceSpecApply {
+    const NAME: &'static str = "APIServiceSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "caBundle" => 0,
+                "group" => 1,
+                "groupPriorityMinimum" => 2,
+                "insecureSkipTLSVerify" => 3,
+                "service" => 4,
+                "version" => 5,
+                "versionPriority" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.ca_bundle = map.next_value()?,
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.group),
+                )?
+            }
+            2 => self.group_priority_minimum = map.next_value()?,
+            3 => self.insecure_skip_tls_verify = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.service,
+                        options,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.version),
+                )?
+            }
+            6 => self.version_priority = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIServiceSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.ca_bundle.is_some())
+            + usize::from(self.group.is_some())
+            + usize::from(self.group_priority_minimum.is_some())
+            + usize::from(self.insecure_skip_tls_verify.is_some())
+            + usize::from(self.service.is_some()) + usize::from(self.version.is_some())
+            + usize::from(self.version_priority.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.ca_bundle {
+            out.field("caBundle", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.group {
+            out.field("group", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.group_priority_minimum {
+            out.field("groupPriorityMinimum", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.insecure_skip_tls_verify {
+            out.field("insecureSkipTLSVerify", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.service {
+            out.field("service", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.version {
+            out.field("version", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.version_priority {
+            out.field("versionPriority", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(APIServiceSpecApply);
+#[cfg(feature = "apply")]
+impl APIServiceSpecApply {
+    /// Sets `caBundle`, replacing an earlier value.
+    #[inline]
+    pub fn with_ca_bundle(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
+    ) -> Self {
+        self.ca_bundle = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `group`, replacing an earlier value.
+    #[inline]
+    pub fn with_group(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.group = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `groupPriorityMinimum`, replacing an earlier value.
+    #[inline]
+    pub fn with_group_priority_minimum(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.group_priority_minimum = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `insecureSkipTLSVerify`, replacing an earlier value.
+    #[inline]
+    pub fn with_insecure_skip_tls_verify(
+        mut self,
+        value: impl ::std::convert::Into<bool>,
+    ) -> Self {
+        self.insecure_skip_tls_verify = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `service`, replacing an earlier value.
+    #[inline]
+    pub fn with_service(
+        mut self,
+        value: crate::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReferenceApply,
+    ) -> Self {
+        self.service = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `version`, replacing an earlier value.
+    #[inline]
+    pub fn with_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `versionPriority`, replacing an earlier value.
+    #[inline]
+    pub fn with_version_priority(
+        mut self,
+        value: impl ::std::convert::Into<i32>,
+    ) -> Self {
+        self.version_priority = ::std::option::Option::Some(value.into());
+        self
+    }
+}

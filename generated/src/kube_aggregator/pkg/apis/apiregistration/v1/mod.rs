@@ -12,3 +12,13 @@ mod api_service_status;
 pub use self::api_service_status::APIServiceStatus;
 mod service_reference;
 pub use self::service_reference::ServiceReference;
+#[cfg(feature = "apply")]
+pub use self::api_service::APIServiceApply;
+#[cfg(feature = "apply")]
+pub use self::api_service_condition::APIServiceConditionApply;
+#[cfg(feature = "apply")]
+pub use self::api_service_spec::APIServiceSpecApply;
+#[cfg(feature = "apply")]
+pub use self::api_service_status::APIServiceStatusApply;
+#[cfg(feature = "apply")]
+pub use self::service_reference::ServiceReferenceApply;

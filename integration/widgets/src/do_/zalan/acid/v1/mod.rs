@@ -4,3 +4,5 @@ mod postgresql;
 pub use self::postgresql::{Postgresql, PostgresqlSpec};
 mod postgresql_list;
 pub use self::postgresql_list::PostgresqlList;
+#[cfg(feature = "apply")]
+pub use self::postgresql::{PostgresqlApply, PostgresqlSpecApply};

@@ -4,3 +4,5 @@ mod widget;
 pub use self::widget::{Widget, WidgetSpec, WidgetStatus};
 mod widget_list;
 pub use self::widget_list::WidgetList;
+#[cfg(feature = "apply")]
+pub use self::widget::{WidgetApply, WidgetSpecApply, WidgetStatusApply};

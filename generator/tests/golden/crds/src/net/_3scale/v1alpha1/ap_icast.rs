@@ -73,6 +73,294 @@ use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
     APIcast, "3scale.net", "v1alpha1", "3scale.net/v1alpha1", "APIcast", "apicasts",
     Namespaced, "APIcastList", __ObjectMeta
 );
+/// The apply configuration of [`APIcast`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
+///
+/// Built with the `with_` methods, as client-go's `APIcastApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIcastApply {
+    /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    pub metadata: Option<
+        ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    >,
+    pub spec: Option<crate::net::_3scale::v1alpha1::APIcastSpecApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastApply {
+    const NAME: &'static str = "APIcastApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "metadata" => 0,
+                "spec" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.spec,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastApply {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "3scale.net/v1alpha1",
+        "APIcast",
+    ));
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.metadata.is_some()) + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.spec {
+            out.field("spec", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(APIcastApply);
+#[cfg(feature = "apply")]
+impl APIcastApply {
+    /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
+    pub fn new(
+        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        Self {
+            metadata: ::std::option::Option::Some(
+                <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>::default()
+                    .with_name(name)
+                    .with_namespace(namespace),
+            ),
+            ..::std::default::Default::default()
+        }
+    }
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `spec`, replacing an earlier value.
+    #[inline]
+    pub fn with_spec(
+        mut self,
+        value: crate::net::_3scale::v1alpha1::APIcastSpecApply,
+    ) -> Self {
+        self.spec = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generate_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_namespace(value),
+        );
+        self
+    }
+    /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_uid(value),
+        );
+        self
+    }
+    /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_resource_version(value),
+        );
+        self
+    }
+    /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generation(value),
+        );
+        self
+    }
+    /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_creation_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_creation_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_deletion_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self
+                .metadata
+                .take()
+                .unwrap_or_default()
+                .with_deletion_grace_period_seconds(value),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_labels(entries),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_annotations(entries),
+        );
+        self
+    }
+    /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
+    pub fn with_owner_references(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = ::k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_owner_references(values),
+        );
+        self
+    }
+    /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
+    pub fn with_finalizers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_finalizers(values),
+        );
+        self
+    }
+    /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
+    ///
+    /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
+    pub fn extract(
+        object: &APIcast,
+        field_manager: &str,
+    ) -> ::std::result::Result<Self, ::k8s_client_runtime::apply::ExtractError> {
+        ::k8s_client_runtime::apply::extract(object, field_manager, "")
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyConfiguration<APIcast> for APIcastApply {}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpec {
     pub dollar: Option<::k8s_client_runtime::LeanString>,
@@ -299,6 +587,398 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(APIcastSpec);
+/// The apply configuration of [`APIcastSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `APIcastSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIcastSpecApply {
+    pub dollar: Option<::k8s_client_runtime::LeanString>,
+    pub ref_path: Option<::k8s_client_runtime::LeanString>,
+    pub dash: Option<::k8s_client_runtime::LeanString>,
+    pub _3d: Option<bool>,
+    pub foo_bar: Option<::k8s_client_runtime::LeanString>,
+    pub self_: Option<::k8s_client_runtime::LeanString>,
+    pub underscore: Option<::k8s_client_runtime::LeanString>,
+    pub a_b: Option<::k8s_client_runtime::LeanString>,
+    pub example_com_weight: Option<i64>,
+    pub foo_bar_2: Option<::k8s_client_runtime::LeanString>,
+    pub foo_bar_3: Option<::k8s_client_runtime::LeanString>,
+    pub gr_u00f6_u00df_e: Option<i64>,
+    pub match_: Option<bool>,
+    pub nested: Option<
+        ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedApply>,
+    >,
+    pub nested_inner: Option<
+        ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInnerApply>,
+    >,
+    pub self_2: Option<::k8s_client_runtime::LeanString>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+    pub x_forwarded_for: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecApply {
+    const NAME: &'static str = "APIcastSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "$" => 0,
+                "$ref" => 1,
+                "-" => 2,
+                "3d" => 3,
+                "FooBar" => 4,
+                "Self" => 5,
+                "_" => 6,
+                "a.b" => 7,
+                "example.com/weight" => 8,
+                "fooBar" => 9,
+                "foo_bar" => 10,
+                "größe" => 11,
+                "match" => 12,
+                "nested" => 13,
+                "nestedInner" => 14,
+                "self" => 15,
+                "type" => 16,
+                "x-forwarded-for" => 17,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.dollar),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.ref_path),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.dash),
+                )?
+            }
+            3 => self._3d = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.foo_bar),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.self_),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.underscore),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.a_b),
+                )?
+            }
+            8 => self.example_com_weight = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.foo_bar_2),
+                )?
+            }
+            10 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.foo_bar_3),
+                )?
+            }
+            11 => self.gr_u00f6_u00df_e = map.next_value()?,
+            12 => self.match_ = map.next_value()?,
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.nested,
+                        options,
+                    ),
+                )?
+            }
+            14 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.nested_inner,
+                        options,
+                    ),
+                )?
+            }
+            15 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.self_2),
+                )?
+            }
+            16 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            17 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.x_forwarded_for,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.dollar.is_some())
+            + usize::from(self.ref_path.is_some()) + usize::from(self.dash.is_some())
+            + usize::from(self._3d.is_some()) + usize::from(self.foo_bar.is_some())
+            + usize::from(self.self_.is_some()) + usize::from(self.underscore.is_some())
+            + usize::from(self.a_b.is_some())
+            + usize::from(self.example_com_weight.is_some())
+            + usize::from(self.foo_bar_2.is_some())
+            + usize::from(self.foo_bar_3.is_some())
+            + usize::from(self.gr_u00f6_u00df_e.is_some())
+            + usize::from(self.match_.is_some()) + usize::from(self.nested.is_some())
+            + usize::from(self.nested_inner.is_some())
+            + usize::from(self.self_2.is_some()) + usize::from(self.type_.is_some())
+            + usize::from(self.x_forwarded_for.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.dollar {
+            out.field("$", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ref_path {
+            out.field("$ref", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.dash {
+            out.field("-", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self._3d {
+            out.field("3d", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.foo_bar {
+            out.field("FooBar", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.self_ {
+            out.field("Self", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.underscore {
+            out.field("_", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.a_b {
+            out.field("a.b", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.example_com_weight {
+            out.field("example.com/weight", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.foo_bar_2 {
+            out.field("fooBar", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.foo_bar_3 {
+            out.field("foo_bar", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.gr_u00f6_u00df_e {
+            out.field("größe", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.match_ {
+            out.field("match", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nested {
+            out.field("nested", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nested_inner {
+            out.field("nestedInner", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.self_2 {
+            out.field("self", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.x_forwarded_for {
+            out.field("x-forwarded-for", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(APIcastSpecApply);
+#[cfg(feature = "apply")]
+impl APIcastSpecApply {
+    /// Sets `$`, replacing an earlier value.
+    #[inline]
+    pub fn with_dollar(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.dollar = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `$ref`, replacing an earlier value.
+    #[inline]
+    pub fn with_ref_path(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.ref_path = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `-`, replacing an earlier value.
+    #[inline]
+    pub fn with_dash(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.dash = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `3d`, replacing an earlier value.
+    #[inline]
+    pub fn with_3d(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self._3d = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `FooBar`, replacing an earlier value.
+    #[inline]
+    pub fn with_foo_bar(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.foo_bar = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `Self`, replacing an earlier value.
+    #[inline]
+    pub fn with_self(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.self_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `_`, replacing an earlier value.
+    #[inline]
+    pub fn with_underscore(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.underscore = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `a.b`, replacing an earlier value.
+    #[inline]
+    pub fn with_a_b(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.a_b = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `example.com/weight`, replacing an earlier value.
+    #[inline]
+    pub fn with_example_com_weight(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.example_com_weight = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `fooBar`, replacing an earlier value.
+    #[inline]
+    pub fn with_foo_bar_2(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.foo_bar_2 = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `foo_bar`, replacing an earlier value.
+    #[inline]
+    pub fn with_foo_bar_3(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.foo_bar_3 = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `größe`, replacing an earlier value.
+    #[inline]
+    pub fn with_gr_u00f6_u00df_e(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.gr_u00f6_u00df_e = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `match`, replacing an earlier value.
+    #[inline]
+    pub fn with_match(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.match_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nested`, replacing an earlier value.
+    #[inline]
+    pub fn with_nested(
+        mut self,
+        value: crate::net::_3scale::v1alpha1::APIcastSpecNestedApply,
+    ) -> Self {
+        self.nested = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `nestedInner`, replacing an earlier value.
+    #[inline]
+    pub fn with_nested_inner(
+        mut self,
+        value: crate::net::_3scale::v1alpha1::APIcastSpecNestedInnerApply,
+    ) -> Self {
+        self.nested_inner = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `self`, replacing an earlier value.
+    #[inline]
+    pub fn with_self_2(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.self_2 = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `x-forwarded-for`, replacing an earlier value.
+    #[inline]
+    pub fn with_x_forwarded_for(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.x_forwarded_for = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpecNested {
     pub inner: Option<
@@ -352,6 +1032,78 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecNested {
     }
 }
 ::k8s_client_runtime::impl_codec!(APIcastSpecNested);
+/// The apply configuration of [`APIcastSpecNested`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `APIcastSpecNestedApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIcastSpecNestedApply {
+    pub inner: Option<
+        ::std::boxed::Box<crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2Apply>,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNestedApply {
+    const NAME: &'static str = "APIcastSpecNestedApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "inner" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.inner,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecNestedApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.inner.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.inner {
+            out.field("inner", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(APIcastSpecNestedApply);
+#[cfg(feature = "apply")]
+impl APIcastSpecNestedApply {
+    /// Sets `inner`, replacing an earlier value.
+    #[inline]
+    pub fn with_inner(
+        mut self,
+        value: crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2Apply,
+    ) -> Self {
+        self.inner = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpecNestedInner_2 {
     pub value: Option<::k8s_client_runtime::LeanString>,
@@ -400,6 +1152,75 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecNestedInne
     }
 }
 ::k8s_client_runtime::impl_codec!(APIcastSpecNestedInner_2);
+/// The apply configuration of [`APIcastSpecNestedInner_2`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `APIcastSpecNestedInner_2ApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIcastSpecNestedInner_2Apply {
+    pub value: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for APIcastSpecNestedInner_2Apply {
+    const NAME: &'static str = "APIcastSpecNestedInner_2Apply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "value" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.value),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for APIcastSpecNestedInner_2Apply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.value.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.value {
+            out.field("value", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(APIcastSpecNestedInner_2Apply);
+#[cfg(feature = "apply")]
+impl APIcastSpecNestedInner_2Apply {
+    /// Sets `value`, replacing an earlier value.
+    #[inline]
+    pub fn with_value(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.value = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpecNestedInner {
     pub other: Option<i64>,
@@ -444,3 +1265,63 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecNestedInne
     }
 }
 ::k8s_client_runtime::impl_codec!(APIcastSpecNestedInner);
+/// The apply configuration of [`APIcastSpecNestedInner`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `APIcastSpecNestedInnerApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIcastSpecNestedInnerApply {
+    pub other: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastSpecNestedInnerApply {
+    const NAME: &'static str = "APIcastSpecNestedInnerApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "other" => 0,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.other = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastSpecNestedInnerApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.other.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.other {
+            out.field("other", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(APIcastSpecNestedInnerApply);
+#[cfg(feature = "apply")]
+impl APIcastSpecNestedInnerApply {
+    /// Sets `other`, replacing an earlier value.
+    #[inline]
+    pub fn with_other(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.other = ::std::option::Option::Some(value.into());
+        self
+    }
+}

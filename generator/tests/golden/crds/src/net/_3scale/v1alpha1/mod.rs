@@ -7,3 +7,8 @@ pub use self::ap_icast::{
 };
 mod ap_icast_list;
 pub use self::ap_icast_list::APIcastList;
+#[cfg(feature = "apply")]
+pub use self::ap_icast::{
+    APIcastApply, APIcastSpecApply, APIcastSpecNestedApply,
+    APIcastSpecNestedInner_2Apply, APIcastSpecNestedInnerApply,
+};

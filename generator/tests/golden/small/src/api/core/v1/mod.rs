@@ -10,3 +10,11 @@ mod widget_list;
 pub use self::widget_list::WidgetList;
 mod widget_spec;
 pub use self::widget_spec::WidgetSpec;
+#[cfg(feature = "apply")]
+pub use self::gadget::GadgetApply;
+#[cfg(feature = "apply")]
+pub use self::tree::TreeApply;
+#[cfg(feature = "apply")]
+pub use self::widget::WidgetApply;
+#[cfg(feature = "apply")]
+pub use self::widget_spec::WidgetSpecApply;

@@ -72,3 +72,109 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Tree {
     }
 }
 ::k8s_client_runtime::impl_codec!(Tree);
+/// The apply configuration of [`Tree`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `TreeApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TreeApply {
+    pub children: Option<::k8s_client_runtime::ThinVec<crate::api::core::v1::TreeApply>>,
+    pub continue_: Option<bool>,
+    pub left: Option<::std::boxed::Box<crate::api::core::v1::TreeApply>>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for TreeApply {
+    const NAME: &'static str = "TreeApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "children" => 0,
+                "continue" => 1,
+                "left" => 2,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.children,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.continue_ = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.left,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for TreeApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.children.is_some())
+            + usize::from(self.continue_.is_some()) + usize::from(self.left.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.children {
+            out.field("children", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.continue_ {
+            out.field("continue", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.left {
+            out.field("left", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(TreeApply);
+#[cfg(feature = "apply")]
+impl TreeApply {
+    /// Appends the values to `children` (a later call appends more).
+    #[inline]
+    pub fn with_children(
+        mut self,
+        values: impl ::std::iter::IntoIterator<Item = crate::api::core::v1::TreeApply>,
+    ) -> Self {
+        for value in values {
+            self.children
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Sets `continue`, replacing an earlier value.
+    #[inline]
+    pub fn with_continue(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.continue_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `left`, replacing an earlier value.
+    #[inline]
+    pub fn with_left(mut self, value: crate::api::core::v1::TreeApply) -> Self {
+        self.left = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

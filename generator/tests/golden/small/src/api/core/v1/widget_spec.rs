@@ -100,3 +100,190 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(WidgetSpec);
+/// The apply configuration of [`WidgetSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `WidgetSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WidgetSpecApply {
+    pub cluster_ips: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>,
+    >,
+    pub data: Option<::k8s_client_runtime::Map<::k8s_client_runtime::codec::ByteString>>,
+    pub port: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
+    pub replicas: Option<i32>,
+    pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub tree: Option<::std::boxed::Box<crate::api::core::v1::TreeApply>>,
+    pub type_: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpecApply {
+    const NAME: &'static str = "WidgetSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "clusterIPs" => 0,
+                "data" => 1,
+                "port" => 2,
+                "replicas" => 3,
+                "startedAt" => 4,
+                "tree" => 5,
+                "type" => 6,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.cluster_ips,
+                    ),
+                )?
+            }
+            1 => self.data = map.next_value()?,
+            2 => self.port = map.next_value()?,
+            3 => self.replicas = map.next_value()?,
+            4 => self.started_at = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.tree,
+                        options,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.cluster_ips.is_some())
+            + usize::from(self.data.is_some()) + usize::from(self.port.is_some())
+            + usize::from(self.replicas.is_some())
+            + usize::from(self.started_at.is_some()) + usize::from(self.tree.is_some())
+            + usize::from(self.type_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.cluster_ips {
+            out.field("clusterIPs", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.data {
+            out.field("data", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.port {
+            out.field("port", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            out.field("replicas", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.started_at {
+            out.field("startedAt", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.tree {
+            out.field("tree", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.type_ {
+            out.field("type", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(WidgetSpecApply);
+#[cfg(feature = "apply")]
+impl WidgetSpecApply {
+    /// Appends the values to `clusterIPs` (a later call appends more).
+    #[inline]
+    pub fn with_cluster_ips(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.cluster_ips
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Adds the entries to `data`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_data(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.data
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `port`, replacing an earlier value.
+    #[inline]
+    pub fn with_port(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `replicas`, replacing an earlier value.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `startedAt`, replacing an earlier value.
+    #[inline]
+    pub fn with_started_at(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.started_at = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `tree`, replacing an earlier value.
+    #[inline]
+    pub fn with_tree(mut self, value: crate::api::core::v1::TreeApply) -> Self {
+        self.tree = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `type`, replacing an earlier value.
+    #[inline]
+    pub fn with_type(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.type_ = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -129,3 +129,332 @@ use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
     APIcast, "3scale.net", "v1", "3scale.net/v1", "APIcast", "apicasts", Namespaced,
     "APIcastList", __ObjectMeta
 );
+/// The apply configuration of [`APIcast`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
+///
+/// Built with the `with_` methods, as client-go's `APIcastApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct APIcastApply {
+    pub dollar: Option<::k8s_client_runtime::LeanString>,
+    pub dash: Option<i32>,
+    pub _3d: Option<bool>,
+    /// Differs from `mode` only in case.
+    pub mode: Option<::k8s_client_runtime::LeanString>,
+    /// Named `_` on the wire.
+    pub underscore: Option<::k8s_client_runtime::LeanString>,
+    pub gr_u00f6_u00df_e: Option<i64>,
+    pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>,
+    pub mode_2: Option<::k8s_client_runtime::LeanString>,
+    pub self_: Option<bool>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for APIcastApply {
+    const NAME: &'static str = "APIcastApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "$" => 0,
+                "-" => 1,
+                "3d" => 2,
+                "Mode" => 3,
+                "_" => 4,
+                "größe" => 5,
+                "metadata" => 6,
+                "mode" => 7,
+                "self" => 8,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.dollar),
+                )?
+            }
+            1 => self.dash = map.next_value()?,
+            2 => self._3d = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.mode),
+                )?
+            }
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.underscore),
+                )?
+            }
+            5 => self.gr_u00f6_u00df_e = map.next_value()?,
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.mode_2),
+                )?
+            }
+            8 => self.self_ = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcastApply {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "3scale.net/v1",
+        "APIcast",
+    ));
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.dollar.is_some()) + usize::from(self.dash.is_some())
+            + usize::from(self._3d.is_some()) + usize::from(self.mode.is_some())
+            + usize::from(self.underscore.is_some())
+            + usize::from(self.gr_u00f6_u00df_e.is_some())
+            + usize::from(self.metadata.is_some()) + usize::from(self.mode_2.is_some())
+            + usize::from(self.self_.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.dollar {
+            out.field("$", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.dash {
+            out.field("-", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self._3d {
+            out.field("3d", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mode {
+            out.field("Mode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.underscore {
+            out.field("_", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.gr_u00f6_u00df_e {
+            out.field("größe", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mode_2 {
+            out.field("mode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.self_ {
+            out.field("self", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(APIcastApply);
+#[cfg(feature = "apply")]
+impl APIcastApply {
+    /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
+    pub fn new(
+        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        Self {
+            metadata: ::std::option::Option::Some(
+                <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>::default()
+                    .with_name(name)
+                    .with_namespace(namespace),
+            ),
+            ..::std::default::Default::default()
+        }
+    }
+    /// Sets `$`, replacing an earlier value.
+    #[inline]
+    pub fn with_dollar(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.dollar = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `-`, replacing an earlier value.
+    #[inline]
+    pub fn with_dash(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.dash = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `3d`, replacing an earlier value.
+    #[inline]
+    pub fn with_3d(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self._3d = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `Mode`, replacing an earlier value.
+    #[inline]
+    pub fn with_mode(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `_`, replacing an earlier value.
+    #[inline]
+    pub fn with_underscore(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.underscore = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `größe`, replacing an earlier value.
+    #[inline]
+    pub fn with_gr_u00f6_u00df_e(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.gr_u00f6_u00df_e = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `mode`, replacing an earlier value.
+    #[inline]
+    pub fn with_mode_2(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.mode_2 = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `self`, replacing an earlier value.
+    #[inline]
+    pub fn with_self(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.self_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generate_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_namespace(value),
+        );
+        self
+    }
+    /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_uid(value),
+        );
+        self
+    }
+    /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_resource_version(value),
+        );
+        self
+    }
+    /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generation(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_deletion_timestamp(value),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_labels(entries),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_annotations(entries),
+        );
+        self
+    }
+}

@@ -4,3 +4,5 @@ mod ap_icast;
 pub use self::ap_icast::APIcast;
 mod ap_icast_list;
 pub use self::ap_icast_list::APIcastList;
+#[cfg(feature = "apply")]
+pub use self::ap_icast::APIcastApply;

@@ -16,3 +16,11 @@ mod hub_status;
 pub use self::hub_status::{HubStatus, HubStatusSpec};
 mod hub_status_list;
 pub use self::hub_status_list::HubStatusList;
+#[cfg(feature = "apply")]
+pub use self::hub::{HubApply, HubSpecApply, HubStatus_2Apply};
+#[cfg(feature = "apply")]
+pub use self::hub_list::{HubListApply, HubListSpecApply};
+#[cfg(feature = "apply")]
+pub use self::hub_namespace::{HubNamespaceApply, HubNamespaceSpecApply};
+#[cfg(feature = "apply")]
+pub use self::hub_status::{HubStatusApply, HubStatusSpecApply};

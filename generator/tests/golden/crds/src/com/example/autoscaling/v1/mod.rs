@@ -4,3 +4,5 @@ mod autoscaler;
 pub use self::autoscaler::{Autoscaler, AutoscalerSpec, AutoscalerStatus};
 mod autoscaler_list;
 pub use self::autoscaler_list::AutoscalerList;
+#[cfg(feature = "apply")]
+pub use self::autoscaler::{AutoscalerApply, AutoscalerSpecApply, AutoscalerStatusApply};

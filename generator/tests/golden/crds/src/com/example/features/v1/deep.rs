@@ -73,6 +73,294 @@ use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
     Deep, "features.example.com", "v1", "features.example.com/v1", "Deep", "deeps",
     Namespaced, "DeepList", __ObjectMeta
 );
+/// The apply configuration of [`Deep`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
+///
+/// Built with the `with_` methods, as client-go's `DeepApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepApply {
+    /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    pub metadata: Option<
+        ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    >,
+    pub spec: Option<crate::com::example::features::v1::DeepSpecApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepApply {
+    const NAME: &'static str = "DeepApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "metadata" => 0,
+                "spec" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.spec,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepApply {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "features.example.com/v1",
+        "Deep",
+    ));
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.metadata.is_some()) + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.spec {
+            out.field("spec", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepApply);
+#[cfg(feature = "apply")]
+impl DeepApply {
+    /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
+    pub fn new(
+        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        Self {
+            metadata: ::std::option::Option::Some(
+                <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>::default()
+                    .with_name(name)
+                    .with_namespace(namespace),
+            ),
+            ..::std::default::Default::default()
+        }
+    }
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `spec`, replacing an earlier value.
+    #[inline]
+    pub fn with_spec(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecApply,
+    ) -> Self {
+        self.spec = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generate_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_namespace(value),
+        );
+        self
+    }
+    /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_uid(value),
+        );
+        self
+    }
+    /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_resource_version(value),
+        );
+        self
+    }
+    /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generation(value),
+        );
+        self
+    }
+    /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_creation_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_creation_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_deletion_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self
+                .metadata
+                .take()
+                .unwrap_or_default()
+                .with_deletion_grace_period_seconds(value),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_labels(entries),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_annotations(entries),
+        );
+        self
+    }
+    /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
+    pub fn with_owner_references(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = ::k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_owner_references(values),
+        );
+        self
+    }
+    /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
+    pub fn with_finalizers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_finalizers(values),
+        );
+        self
+    }
+    /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
+    ///
+    /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
+    pub fn extract(
+        object: &Deep,
+        field_manager: &str,
+    ) -> ::std::result::Result<Self, ::k8s_client_runtime::apply::ExtractError> {
+        ::k8s_client_runtime::apply::extract(object, field_manager, "")
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyConfiguration<Deep> for DeepApply {}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpec {
     pub next: Option<::std::boxed::Box<crate::com::example::features::v1::DeepSpecNext>>,
@@ -130,6 +418,90 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpec);
+/// The apply configuration of [`DeepSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecApply {
+    pub next: Option<
+        ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextApply>,
+    >,
+    pub value0: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecApply {
+    const NAME: &'static str = "DeepSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value0" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value0 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value0.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value0 {
+            out.field("value0", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecApply);
+#[cfg(feature = "apply")]
+impl DeepSpecApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value0`, replacing an earlier value.
+    #[inline]
+    pub fn with_value0(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value0 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNext {
     pub next: Option<
@@ -189,6 +561,90 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNext {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNext);
+/// The apply configuration of [`DeepSpecNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextApply {
+    pub next: Option<
+        ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNextApply>,
+    >,
+    pub value1: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextApply {
+    const NAME: &'static str = "DeepSpecNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value1" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value1 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value1.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value1 {
+            out.field("value1", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextApply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value1`, replacing an earlier value.
+    #[inline]
+    pub fn with_value1(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value1 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNext {
     pub next: Option<
@@ -248,6 +704,90 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNext {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNext);
+/// The apply configuration of [`DeepSpecNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNextNextApply>,
+    >,
+    pub value2: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value2" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value2 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value2.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value2 {
+            out.field("value2", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextApply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value2`, replacing an earlier value.
+    #[inline]
+    pub fn with_value2(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value2 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNext {
     pub next: Option<
@@ -307,6 +847,92 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNextNext 
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNextNext);
+/// The apply configuration of [`DeepSpecNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextApply,
+        >,
+    >,
+    pub value3: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value3" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value3 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value3.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value3 {
+            out.field("value3", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextApply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value3`, replacing an earlier value.
+    #[inline]
+    pub fn with_value3(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value3 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNext {
     pub next: Option<
@@ -368,6 +994,94 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNextNextN
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNext);
+/// The apply configuration of [`DeepSpecNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextApply,
+        >,
+    >,
+    pub value4: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value4" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value4 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value4.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value4 {
+            out.field("value4", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextApply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value4`, replacing an earlier value.
+    #[inline]
+    pub fn with_value4(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value4 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNext {
     pub next: Option<
@@ -429,6 +1143,94 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNextNextN
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNext);
+/// The apply configuration of [`DeepSpecNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value5: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value5" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value5 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value5.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value5 {
+            out.field("value5", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextApply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value5`, replacing an earlier value.
+    #[inline]
+    pub fn with_value5(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value5 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNext {
     pub next: Option<
@@ -492,6 +1294,94 @@ for DeepSpecNextNextNextNextNextNext {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNext);
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value6: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value6" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value6 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value6.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value6 {
+            out.field("value6", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextApply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value6`, replacing an earlier value.
+    #[inline]
+    pub fn with_value6(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value6 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNext {
     pub next: Option<
@@ -555,6 +1445,94 @@ for DeepSpecNextNextNextNextNextNextNext {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNext);
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value7: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value7" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value7 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value7.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value7 {
+            out.field("value7", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextApply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value7`, replacing an earlier value.
+    #[inline]
+    pub fn with_value7(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value7 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -618,6 +1596,94 @@ for DeepSpecNextNextNextNextNextNextNextNext {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNext);
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value8: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value8" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value8 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value8.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value8 {
+            out.field("value8", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNextApply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value8`, replacing an earlier value.
+    #[inline]
+    pub fn with_value8(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value8 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -681,6 +1747,94 @@ for DeepSpecNextNextNextNextNextNextNextNextNext {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNextNext);
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value9: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value9" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value9 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value9.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value9 {
+            out.field("value9", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNextNextApply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value9`, replacing an earlier value.
+    #[inline]
+    pub fn with_value9(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value9 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -744,6 +1898,94 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNext {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNextNextNext);
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value10: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value10" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value10 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value10.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value10 {
+            out.field("value10", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNextNextNextApply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value10`, replacing an earlier value.
+    #[inline]
+    pub fn with_value10(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value10 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -807,6 +2049,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNextNextNextNextNextNextNextNextNextNext);
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value11: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value11" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value11 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value11.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value11 {
+            out.field("value11", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value11`, replacing an earlier value.
+    #[inline]
+    pub fn with_value11(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value11 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -872,6 +2204,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value12: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value12" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value12 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value12.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value12 {
+            out.field("value12", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value12`, replacing an earlier value.
+    #[inline]
+    pub fn with_value12(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value12 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -937,6 +2359,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value13: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value13" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value13 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value13.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value13 {
+            out.field("value13", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value13`, replacing an earlier value.
+    #[inline]
+    pub fn with_value13(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value13 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1002,6 +2514,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value14: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value14" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value14 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value14.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value14 {
+            out.field("value14", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value14`, replacing an earlier value.
+    #[inline]
+    pub fn with_value14(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value14 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1067,6 +2669,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value15: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value15" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value15 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value15.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value15 {
+            out.field("value15", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value15`, replacing an earlier value.
+    #[inline]
+    pub fn with_value15(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value15 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1132,6 +2824,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value16: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value16" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value16 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value16.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value16 {
+            out.field("value16", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value16`, replacing an earlier value.
+    #[inline]
+    pub fn with_value16(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value16 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1197,6 +2979,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value17: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value17" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value17 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value17.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value17 {
+            out.field("value17", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value17`, replacing an earlier value.
+    #[inline]
+    pub fn with_value17(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value17 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1262,6 +3134,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value18: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value18" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value18 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value18.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value18 {
+            out.field("value18", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value18`, replacing an earlier value.
+    #[inline]
+    pub fn with_value18(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value18 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1327,6 +3289,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value19: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value19" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value19 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value19.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value19 {
+            out.field("value19", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value19`, replacing an earlier value.
+    #[inline]
+    pub fn with_value19(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value19 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1392,6 +3444,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value20: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value20" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value20 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value20.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value20 {
+            out.field("value20", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value20`, replacing an earlier value.
+    #[inline]
+    pub fn with_value20(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value20 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1457,6 +3599,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value21: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value21" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value21 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value21.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value21 {
+            out.field("value21", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value21`, replacing an earlier value.
+    #[inline]
+    pub fn with_value21(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value21 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1520,6 +3752,94 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<crate::com::example::features::v1::DeepSpecNextNext_2Apply>,
+    >,
+    pub value22: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value22" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value22 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value22.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value22 {
+            out.field("value22", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNext_2Apply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value22`, replacing an earlier value.
+    #[inline]
+    pub fn with_value22(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value22 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNext_2 {
     pub next: Option<
@@ -1581,6 +3901,92 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNext_2 {
     }
 }
 ::k8s_client_runtime::impl_codec!(DeepSpecNextNext_2);
+/// The apply configuration of [`DeepSpecNextNext_2`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNext_2ApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNext_2Apply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value23: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for DeepSpecNextNext_2Apply {
+    const NAME: &'static str = "DeepSpecNextNext_2Apply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value23" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value23 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for DeepSpecNextNext_2Apply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value23.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value23 {
+            out.field("value23", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(DeepSpecNextNext_2Apply);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNext_2Apply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value23`, replacing an earlier value.
+    #[inline]
+    pub fn with_value23(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value23 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1646,6 +4052,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value24: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value24" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value24 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value24.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value24 {
+            out.field("value24", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value24`, replacing an earlier value.
+    #[inline]
+    pub fn with_value24(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value24 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1711,6 +4207,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value25: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value25" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value25 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value25.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value25 {
+            out.field("value25", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value25`, replacing an earlier value.
+    #[inline]
+    pub fn with_value25(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value25 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1776,6 +4362,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value26: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value26" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value26 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value26.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value26 {
+            out.field("value26", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value26`, replacing an earlier value.
+    #[inline]
+    pub fn with_value26(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value26 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1841,6 +4517,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value27: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value27" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value27 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value27.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value27 {
+            out.field("value27", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value27`, replacing an earlier value.
+    #[inline]
+    pub fn with_value27(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value27 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1906,6 +4672,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value28: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value28" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value28 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value28.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value28 {
+            out.field("value28", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value28`, replacing an earlier value.
+    #[inline]
+    pub fn with_value28(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value28 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1971,6 +4827,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value29: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value29" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value29 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value29.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value29 {
+            out.field("value29", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value29`, replacing an earlier value.
+    #[inline]
+    pub fn with_value29(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value29 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -2036,6 +4982,96 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+        >,
+    >,
+    pub value30: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value30" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.next,
+                        options,
+                    ),
+                )?
+            }
+            1 => self.value30 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value30.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value30 {
+            out.field("value30", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `value30`, replacing an earlier value.
+    #[inline]
+    pub fn with_value30(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value30 = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<::k8s_client_runtime::LeanString>,
@@ -2094,3 +5130,86 @@ for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 ::k8s_client_runtime::impl_codec!(
     DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext
 );
+/// The apply configuration of [`DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    pub next: Option<::k8s_client_runtime::LeanString>,
+    pub value31: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    const NAME: &'static str = "DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "next" => 0,
+                "value31" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.next),
+                )?
+            }
+            1 => self.value31 = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.next.is_some()) + usize::from(self.value31.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.next {
+            out.field("next", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value31 {
+            out.field("value31", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply
+);
+#[cfg(feature = "apply")]
+impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    /// Sets `next`, replacing an earlier value.
+    #[inline]
+    pub fn with_next(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.next = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `value31`, replacing an earlier value.
+    #[inline]
+    pub fn with_value31(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.value31 = ::std::option::Option::Some(value.into());
+        self
+    }
+}

@@ -47,3 +47,43 @@ mod scalars;
 pub use self::scalars::{Scalars, ScalarsSpec, ScalarsSpecMode, ScalarsSpecWithNull};
 mod scalars_list;
 pub use self::scalars_list::ScalarsList;
+#[cfg(feature = "apply")]
+pub use self::deep::{
+    DeepApply, DeepSpecApply, DeepSpecNextApply, DeepSpecNextNextApply,
+    DeepSpecNextNextNextApply, DeepSpecNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextApply, DeepSpecNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNext_2Apply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+    DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply,
+};
+#[cfg(feature = "apply")]
+pub use self::objects::{
+    ObjectsApply, ObjectsSpecApply, ObjectsSpecEntriesApply, ObjectsSpecGridApply,
+    ObjectsSpecPortsApply, ObjectsSpecTypedTemplateApply,
+};
+#[cfg(feature = "apply")]
+pub use self::open::{OpenApply, OpenSpecApply};
+#[cfg(feature = "apply")]
+pub use self::scalars::{ScalarsApply, ScalarsSpecApply};

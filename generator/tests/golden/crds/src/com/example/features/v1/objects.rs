@@ -73,6 +73,294 @@ use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
     Objects, "features.example.com", "v1", "features.example.com/v1", "Objects",
     "objects", Namespaced, "ObjectsList", __ObjectMeta
 );
+/// The apply configuration of [`Objects`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
+///
+/// Built with the `with_` methods, as client-go's `ObjectsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectsApply {
+    /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    pub metadata: Option<
+        ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    >,
+    pub spec: Option<crate::com::example::features::v1::ObjectsSpecApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsApply {
+    const NAME: &'static str = "ObjectsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "metadata" => 0,
+                "spec" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.spec,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsApply {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "features.example.com/v1",
+        "Objects",
+    ));
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.metadata.is_some()) + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.spec {
+            out.field("spec", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ObjectsApply);
+#[cfg(feature = "apply")]
+impl ObjectsApply {
+    /// The apply configuration of the object `name` in `namespace` (client-go's `<Kind>(name, namespace)`): its `metadata` names it, nothing else is set.
+    #[inline]
+    pub fn new(
+        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        namespace: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        Self {
+            metadata: ::std::option::Option::Some(
+                <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>::default()
+                    .with_name(name)
+                    .with_namespace(namespace),
+            ),
+            ..::std::default::Default::default()
+        }
+    }
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `spec`, replacing an earlier value.
+    #[inline]
+    pub fn with_spec(
+        mut self,
+        value: crate::com::example::features::v1::ObjectsSpecApply,
+    ) -> Self {
+        self.spec = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generate_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_namespace(value),
+        );
+        self
+    }
+    /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_uid(value),
+        );
+        self
+    }
+    /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_resource_version(value),
+        );
+        self
+    }
+    /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generation(value),
+        );
+        self
+    }
+    /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_creation_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_creation_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_deletion_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self
+                .metadata
+                .take()
+                .unwrap_or_default()
+                .with_deletion_grace_period_seconds(value),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_labels(entries),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_annotations(entries),
+        );
+        self
+    }
+    /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
+    pub fn with_owner_references(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = ::k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_owner_references(values),
+        );
+        self
+    }
+    /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
+    pub fn with_finalizers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_finalizers(values),
+        );
+        self
+    }
+    /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
+    ///
+    /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
+    pub fn extract(
+        object: &Objects,
+        field_manager: &str,
+    ) -> ::std::result::Result<Self, ::k8s_client_runtime::apply::ExtractError> {
+        ::k8s_client_runtime::apply::extract(object, field_manager, "")
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyConfiguration<Objects> for ObjectsApply {}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpec {
     pub annotations_any: Option<::k8s_client_runtime::Map<::serde_json::Value>>,
@@ -265,6 +553,391 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(ObjectsSpec);
+/// The apply configuration of [`ObjectsSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ObjectsSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectsSpecApply {
+    pub annotations_any: Option<::k8s_client_runtime::Map<::serde_json::Value>>,
+    /// Kept as received.
+    pub anything: Option<::serde_json::Value>,
+    pub choice: Option<::serde_json::Value>,
+    /// Known fields, and any others.
+    ///
+    /// Raw JSON, keeping unknown fields; known fields: `known`.
+    pub config: Option<::serde_json::Value>,
+    pub empty: Option<::serde_json::Value>,
+    pub entries: Option<
+        ::k8s_client_runtime::ThinVec<
+            crate::com::example::features::v1::ObjectsSpecEntriesApply,
+        >,
+    >,
+    pub grid: Option<
+        ::k8s_client_runtime::ThinVec<
+            ::k8s_client_runtime::ThinVec<
+                crate::com::example::features::v1::ObjectsSpecGridApply,
+            >,
+        >,
+    >,
+    pub hosts: Option<::k8s_client_runtime::ThinVec<::k8s_client_runtime::LeanString>>,
+    pub labels: Option<::k8s_client_runtime::Map>,
+    pub matrix: Option<
+        ::k8s_client_runtime::ThinVec<::k8s_client_runtime::ThinVec<i64>>,
+    >,
+    pub ports: Option<
+        ::k8s_client_runtime::Map<
+            crate::com::example::features::v1::ObjectsSpecPortsApply,
+        >,
+    >,
+    /// A metav1.LabelSelector, taken from k8s-client.
+    pub selector: Option<
+        ::std::boxed::Box<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+        >,
+    >,
+    /// A whole Kubernetes object.
+    pub template: Option<::serde_json::Value>,
+    pub typed_template: Option<
+        ::std::boxed::Box<
+            crate::com::example::features::v1::ObjectsSpecTypedTemplateApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecApply {
+    const NAME: &'static str = "ObjectsSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "annotationsAny" => 0,
+                "anything" => 1,
+                "choice" => 2,
+                "config" => 3,
+                "empty" => 4,
+                "entries" => 5,
+                "grid" => 6,
+                "hosts" => 7,
+                "labels" => 8,
+                "matrix" => 9,
+                "ports" => 10,
+                "selector" => 11,
+                "template" => 12,
+                "typedTemplate" => 13,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.annotations_any = map.next_value()?,
+            1 => self.anything = map.next_value()?,
+            2 => self.choice = map.next_value()?,
+            3 => self.config = map.next_value()?,
+            4 => self.empty = map.next_value()?,
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStructList(
+                        &mut self.entries,
+                        options,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.grid),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.hosts),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.labels,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(&mut self.matrix),
+                )?
+            }
+            10 => self.ports = map.next_value()?,
+            11 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.selector,
+                        options,
+                    ),
+                )?
+            }
+            12 => self.template = map.next_value()?,
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.typed_template,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.annotations_any.is_some())
+            + usize::from(self.anything.is_some()) + usize::from(self.choice.is_some())
+            + usize::from(self.config.is_some()) + usize::from(self.empty.is_some())
+            + usize::from(self.entries.is_some()) + usize::from(self.grid.is_some())
+            + usize::from(self.hosts.is_some()) + usize::from(self.labels.is_some())
+            + usize::from(self.matrix.is_some()) + usize::from(self.ports.is_some())
+            + usize::from(self.selector.is_some()) + usize::from(self.template.is_some())
+            + usize::from(self.typed_template.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.annotations_any {
+            out.field("annotationsAny", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.anything {
+            out.field("anything", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.choice {
+            out.field("choice", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.config {
+            out.field("config", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.empty {
+            out.field("empty", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.entries {
+            out.field("entries", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.grid {
+            out.field("grid", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.hosts {
+            out.field("hosts", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.labels {
+            out.field("labels", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.matrix {
+            out.field("matrix", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ports {
+            out.field("ports", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.selector {
+            out.field("selector", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.template {
+            out.field("template", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.typed_template {
+            out.field("typedTemplate", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ObjectsSpecApply);
+#[cfg(feature = "apply")]
+impl ObjectsSpecApply {
+    /// Adds the entries to `annotationsAny`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations_any(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::serde_json::Value>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.annotations_any
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `anything`, replacing an earlier value.
+    #[inline]
+    pub fn with_anything(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.anything = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `choice`, replacing an earlier value.
+    #[inline]
+    pub fn with_choice(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.choice = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `config`, replacing an earlier value.
+    #[inline]
+    pub fn with_config(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.config = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `empty`, replacing an earlier value.
+    #[inline]
+    pub fn with_empty(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.empty = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Appends the values to `entries` (a later call appends more).
+    #[inline]
+    pub fn with_entries(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = crate::com::example::features::v1::ObjectsSpecEntriesApply,
+        >,
+    ) -> Self {
+        for value in values {
+            self.entries
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value);
+        }
+        self
+    }
+    /// Appends the values to `grid` (a later call appends more).
+    #[inline]
+    pub fn with_grid(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = ::k8s_client_runtime::ThinVec<
+                crate::com::example::features::v1::ObjectsSpecGridApply,
+            >,
+        >,
+    ) -> Self {
+        for value in values {
+            self.grid.get_or_insert_with(::std::default::Default::default).push(value);
+        }
+        self
+    }
+    /// Appends the values to `hosts` (a later call appends more).
+    #[inline]
+    pub fn with_hosts(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.hosts
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Adds the entries to `labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.labels
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Appends the values to `matrix` (a later call appends more).
+    #[inline]
+    pub fn with_matrix(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::ThinVec<i64>>,
+        >,
+    ) -> Self {
+        for value in values {
+            self.matrix
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Adds the entries to `ports`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_ports(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                crate::com::example::features::v1::ObjectsSpecPortsApply,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.ports
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value);
+        }
+        self
+    }
+    /// Sets `selector`, replacing an earlier value.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: ::k8s_client::apimachinery::pkg::apis::meta::v1::LabelSelectorApply,
+    ) -> Self {
+        self.selector = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+    /// Sets `template`, replacing an earlier value.
+    #[inline]
+    pub fn with_template(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.template = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `typedTemplate`, replacing an earlier value.
+    #[inline]
+    pub fn with_typed_template(
+        mut self,
+        value: crate::com::example::features::v1::ObjectsSpecTypedTemplateApply,
+    ) -> Self {
+        self.typed_template = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpecEntries {
     pub name: ::k8s_client_runtime::LeanString,
@@ -321,6 +994,92 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecEntries {
     }
 }
 ::k8s_client_runtime::impl_codec!(ObjectsSpecEntries);
+/// The apply configuration of [`ObjectsSpecEntries`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ObjectsSpecEntriesApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectsSpecEntriesApply {
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    pub value: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecEntriesApply {
+    const NAME: &'static str = "ObjectsSpecEntriesApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "name" => 0,
+                "value" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.value),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecEntriesApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.name.is_some()) + usize::from(self.value.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.value {
+            out.field("value", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ObjectsSpecEntriesApply);
+#[cfg(feature = "apply")]
+impl ObjectsSpecEntriesApply {
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `value`, replacing an earlier value.
+    #[inline]
+    pub fn with_value(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.value = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpecGrid {
     pub x: Option<i64>,
@@ -371,6 +1130,78 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecGrid {
     }
 }
 ::k8s_client_runtime::impl_codec!(ObjectsSpecGrid);
+/// The apply configuration of [`ObjectsSpecGrid`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ObjectsSpecGridApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectsSpecGridApply {
+    pub x: Option<i64>,
+    pub y: Option<i64>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecGridApply {
+    const NAME: &'static str = "ObjectsSpecGridApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "x" => 0,
+                "y" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.x = map.next_value()?,
+            1 => self.y = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecGridApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.x.is_some()) + usize::from(self.y.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.x {
+            out.field("x", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.y {
+            out.field("y", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ObjectsSpecGridApply);
+#[cfg(feature = "apply")]
+impl ObjectsSpecGridApply {
+    /// Sets `x`, replacing an earlier value.
+    #[inline]
+    pub fn with_x(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.x = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `y`, replacing an earlier value.
+    #[inline]
+    pub fn with_y(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.y = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpecPorts {
     pub number: i32,
@@ -419,6 +1250,84 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecPorts {
     }
 }
 ::k8s_client_runtime::impl_codec!(ObjectsSpecPorts);
+/// The apply configuration of [`ObjectsSpecPorts`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ObjectsSpecPortsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectsSpecPortsApply {
+    pub number: Option<i32>,
+    pub protocol: Option<crate::com::example::features::v1::ObjectsSpecPortsProtocol>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectsSpecPortsApply {
+    const NAME: &'static str = "ObjectsSpecPortsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "number" => 0,
+                "protocol" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.number = map.next_value()?,
+            1 => self.protocol = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecPortsApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.number.is_some())
+            + usize::from(self.protocol.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.number {
+            out.field("number", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.protocol {
+            out.field("protocol", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ObjectsSpecPortsApply);
+#[cfg(feature = "apply")]
+impl ObjectsSpecPortsApply {
+    /// Sets `number`, replacing an earlier value.
+    #[inline]
+    pub fn with_number(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.number = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `protocol`, replacing an earlier value.
+    #[inline]
+    pub fn with_protocol(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::com::example::features::v1::ObjectsSpecPortsProtocol,
+        >,
+    ) -> Self {
+        self.protocol = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ObjectsSpecPortsProtocol {
     /// `"TCP"`
@@ -563,3 +1472,149 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectsSpecTypedTempl
     }
 }
 ::k8s_client_runtime::impl_codec!(ObjectsSpecTypedTemplate);
+/// The apply configuration of [`ObjectsSpecTypedTemplate`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ObjectsSpecTypedTemplateApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectsSpecTypedTemplateApply {
+    pub api_version: Option<::k8s_client_runtime::LeanString>,
+    pub data: Option<::k8s_client_runtime::Map>,
+    pub kind: Option<::k8s_client_runtime::LeanString>,
+    pub metadata: Option<
+        ::std::boxed::Box<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+        >,
+    >,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields
+for ObjectsSpecTypedTemplateApply {
+    const NAME: &'static str = "ObjectsSpecTypedTemplateApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "apiVersion" => 0,
+                "data" => 1,
+                "kind" => 2,
+                "metadata" => 3,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.api_version,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(&mut self.data),
+                )?
+            }
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.kind),
+                )?
+            }
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields
+for ObjectsSpecTypedTemplateApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.api_version.is_some())
+            + usize::from(self.data.is_some()) + usize::from(self.kind.is_some())
+            + usize::from(self.metadata.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.api_version {
+            out.field("apiVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.data {
+            out.field("data", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.kind {
+            out.field("kind", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ObjectsSpecTypedTemplateApply);
+#[cfg(feature = "apply")]
+impl ObjectsSpecTypedTemplateApply {
+    /// Sets `apiVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_api_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.api_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `data`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_data(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.data
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `kind`, replacing an earlier value.
+    #[inline]
+    pub fn with_kind(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.kind = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
+}

@@ -73,6 +73,292 @@ use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
     Scalars, "features.example.com", "v1", "features.example.com/v1", "Scalars",
     "scalars", Cluster, "ScalarsList", __ObjectMeta
 );
+/// The apply configuration of [`Scalars`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
+///
+/// Built with the `with_` methods, as client-go's `ScalarsApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScalarsApply {
+    /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    pub metadata: Option<
+        ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    >,
+    pub spec: Option<crate::com::example::features::v1::ScalarsSpecApply>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ScalarsApply {
+    const NAME: &'static str = "ScalarsApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "metadata" => 0,
+                "spec" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.metadata,
+                        options,
+                    ),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionStruct(
+                        &mut self.spec,
+                        options,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ScalarsApply {
+    const TYPE_META: ::std::option::Option<(&'static str, &'static str)> = ::std::option::Option::Some((
+        "features.example.com/v1",
+        "Scalars",
+    ));
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.metadata.is_some()) + usize::from(self.spec.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.metadata {
+            out.field("metadata", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.spec {
+            out.field("spec", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ScalarsApply);
+#[cfg(feature = "apply")]
+impl ScalarsApply {
+    /// The apply configuration of the object `name` (client-go's `<Kind>(name)`): its `metadata` names it, nothing else is set.
+    #[inline]
+    pub fn new(
+        name: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        Self {
+            metadata: ::std::option::Option::Some(
+                <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply>::default()
+                    .with_name(name),
+            ),
+            ..::std::default::Default::default()
+        }
+    }
+    /// Sets `metadata`, replacing an earlier value.
+    #[inline]
+    pub fn with_metadata(
+        mut self,
+        value: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `spec`, replacing an earlier value.
+    #[inline]
+    pub fn with_spec(
+        mut self,
+        value: crate::com::example::features::v1::ScalarsSpecApply,
+    ) -> Self {
+        self.spec = ::std::option::Option::Some(value);
+        self
+    }
+    /// Sets `metadata.name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generate_name(value),
+        );
+        self
+    }
+    /// Sets `metadata.namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_namespace(value),
+        );
+        self
+    }
+    /// Sets `metadata.uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_uid(value),
+        );
+        self
+    }
+    /// Sets `metadata.resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_resource_version(value),
+        );
+        self
+    }
+    /// Sets `metadata.generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_generation(value),
+        );
+        self
+    }
+    /// Sets `metadata.creationTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_creation_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_creation_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_deletion_timestamp(value),
+        );
+        self
+    }
+    /// Sets `metadata.deletionGracePeriodSeconds`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_grace_period_seconds(
+        mut self,
+        value: impl ::std::convert::Into<i64>,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self
+                .metadata
+                .take()
+                .unwrap_or_default()
+                .with_deletion_grace_period_seconds(value),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_labels(entries),
+        );
+        self
+    }
+    /// Adds the entries to `metadata.annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_annotations(entries),
+        );
+        self
+    }
+    /// Appends the values to `metadata.ownerReferences` (a later call appends more).
+    #[inline]
+    pub fn with_owner_references(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = ::k8s_client::apimachinery::pkg::apis::meta::v1::OwnerReferenceApply,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_owner_references(values),
+        );
+        self
+    }
+    /// Appends the values to `metadata.finalizers` (a later call appends more).
+    #[inline]
+    pub fn with_finalizers(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+        >,
+    ) -> Self {
+        self.metadata = ::std::option::Option::Some(
+            self.metadata.take().unwrap_or_default().with_finalizers(values),
+        );
+        self
+    }
+    /// The apply configuration holding exactly the fields that `field_manager` owns through Apply, read from the object's `managedFields` (client-go's `Extract<Kind>`): change it and apply it again to update those fields without taking others.
+    ///
+    /// The object must carry its `managedFields`: one a client `get` returned, not one from an informer's cache, which drops them.
+    #[inline]
+    pub fn extract(
+        object: &Scalars,
+        field_manager: &str,
+    ) -> ::std::result::Result<Self, ::k8s_client_runtime::apply::ExtractError> {
+        ::k8s_client_runtime::apply::extract(object, field_manager, "")
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyConfiguration<Scalars> for ScalarsApply {}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScalarsSpec {
     pub big: Option<i64>,
@@ -267,6 +553,396 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ScalarsSpec {
     }
 }
 ::k8s_client_runtime::impl_codec!(ScalarsSpec);
+/// The apply configuration of [`ScalarsSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ScalarsSpecApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScalarsSpecApply {
+    pub big: Option<i64>,
+    pub blob: Option<::k8s_client_runtime::codec::ByteString>,
+    pub created_at: Option<::k8s_client::apimachinery::pkg::apis::meta::v1::Time>,
+    pub day: Option<::k8s_client_runtime::LeanString>,
+    /// Default: `false`.
+    pub flag: Option<bool>,
+    /// Allowed values: `1`, `"auto"`.
+    pub flexible: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
+    pub fraction: Option<f64>,
+    /// Allowed values: `1`, `2`, `3`.
+    pub level: Option<i64>,
+    pub max_surge: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
+    pub maybe: Option<::k8s_client_runtime::LeanString>,
+    /// Allowed values: `"a"`, `1`, `true`.
+    pub mixed: Option<::serde_json::Value>,
+    pub mode: Option<crate::com::example::features::v1::ScalarsSpecMode>,
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    pub nullable_but_required: Option<::k8s_client_runtime::LeanString>,
+    pub plain: Option<i64>,
+    pub port: Option<::k8s_client::apimachinery::pkg::util::intstr::IntOrString>,
+    pub ratio: Option<f64>,
+    pub small: Option<i32>,
+    /// Default: `"30s"`.
+    pub timeout: Option<::k8s_client_runtime::LeanString>,
+    /// Allowed values: `true`.
+    pub toggles: Option<bool>,
+    pub with_null: Option<crate::com::example::features::v1::ScalarsSpecWithNull>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ScalarsSpecApply {
+    const NAME: &'static str = "ScalarsSpecApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "big" => 0,
+                "blob" => 1,
+                "createdAt" => 2,
+                "day" => 3,
+                "flag" => 4,
+                "flexible" => 5,
+                "fraction" => 6,
+                "level" => 7,
+                "maxSurge" => 8,
+                "maybe" => 9,
+                "mixed" => 10,
+                "mode" => 11,
+                "name" => 12,
+                "nullableButRequired" => 13,
+                "plain" => 14,
+                "port" => 15,
+                "ratio" => 16,
+                "small" => 17,
+                "timeout" => 18,
+                "toggles" => 19,
+                "withNull" => 20,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => self.big = map.next_value()?,
+            1 => self.blob = map.next_value()?,
+            2 => self.created_at = map.next_value()?,
+            3 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.day),
+                )?
+            }
+            4 => self.flag = map.next_value()?,
+            5 => self.flexible = map.next_value()?,
+            6 => self.fraction = map.next_value()?,
+            7 => self.level = map.next_value()?,
+            8 => self.max_surge = map.next_value()?,
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.maybe),
+                )?
+            }
+            10 => self.mixed = map.next_value()?,
+            11 => self.mode = map.next_value()?,
+            12 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            13 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.nullable_but_required,
+                    ),
+                )?
+            }
+            14 => self.plain = map.next_value()?,
+            15 => self.port = map.next_value()?,
+            16 => self.ratio = map.next_value()?,
+            17 => self.small = map.next_value()?,
+            18 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.timeout),
+                )?
+            }
+            19 => self.toggles = map.next_value()?,
+            20 => self.with_null = map.next_value()?,
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ScalarsSpecApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.big.is_some()) + usize::from(self.blob.is_some())
+            + usize::from(self.created_at.is_some()) + usize::from(self.day.is_some())
+            + usize::from(self.flag.is_some()) + usize::from(self.flexible.is_some())
+            + usize::from(self.fraction.is_some()) + usize::from(self.level.is_some())
+            + usize::from(self.max_surge.is_some()) + usize::from(self.maybe.is_some())
+            + usize::from(self.mixed.is_some()) + usize::from(self.mode.is_some())
+            + usize::from(self.name.is_some())
+            + usize::from(self.nullable_but_required.is_some())
+            + usize::from(self.plain.is_some()) + usize::from(self.port.is_some())
+            + usize::from(self.ratio.is_some()) + usize::from(self.small.is_some())
+            + usize::from(self.timeout.is_some()) + usize::from(self.toggles.is_some())
+            + usize::from(self.with_null.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.big {
+            out.field("big", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.blob {
+            out.field("blob", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.created_at {
+            out.field("createdAt", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.day {
+            out.field("day", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.flag {
+            out.field("flag", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.flexible {
+            out.field("flexible", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.fraction {
+            out.field("fraction", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.level {
+            out.field("level", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.max_surge {
+            out.field("maxSurge", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.maybe {
+            out.field("maybe", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mixed {
+            out.field("mixed", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.mode {
+            out.field("mode", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.nullable_but_required {
+            out.field("nullableButRequired", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.plain {
+            out.field("plain", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.port {
+            out.field("port", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.ratio {
+            out.field("ratio", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.small {
+            out.field("small", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.timeout {
+            out.field("timeout", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.toggles {
+            out.field("toggles", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.with_null {
+            out.field("withNull", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ScalarsSpecApply);
+#[cfg(feature = "apply")]
+impl ScalarsSpecApply {
+    /// Sets `big`, replacing an earlier value.
+    #[inline]
+    pub fn with_big(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.big = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `blob`, replacing an earlier value.
+    #[inline]
+    pub fn with_blob(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::codec::ByteString>,
+    ) -> Self {
+        self.blob = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `createdAt`, replacing an earlier value.
+    #[inline]
+    pub fn with_created_at(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.created_at = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `day`, replacing an earlier value.
+    #[inline]
+    pub fn with_day(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.day = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `flag`, replacing an earlier value.
+    #[inline]
+    pub fn with_flag(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.flag = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `flexible`, replacing an earlier value.
+    #[inline]
+    pub fn with_flexible(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.flexible = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `fraction`, replacing an earlier value.
+    #[inline]
+    pub fn with_fraction(mut self, value: impl ::std::convert::Into<f64>) -> Self {
+        self.fraction = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `level`, replacing an earlier value.
+    #[inline]
+    pub fn with_level(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.level = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `maxSurge`, replacing an earlier value.
+    #[inline]
+    pub fn with_max_surge(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.max_surge = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `maybe`, replacing an earlier value.
+    #[inline]
+    pub fn with_maybe(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.maybe = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `mixed`, replacing an earlier value.
+    #[inline]
+    pub fn with_mixed(
+        mut self,
+        value: impl ::std::convert::Into<::serde_json::Value>,
+    ) -> Self {
+        self.mixed = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `mode`, replacing an earlier value.
+    #[inline]
+    pub fn with_mode(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::com::example::features::v1::ScalarsSpecMode,
+        >,
+    ) -> Self {
+        self.mode = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `nullableButRequired`, replacing an earlier value.
+    #[inline]
+    pub fn with_nullable_but_required(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.nullable_but_required = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `plain`, replacing an earlier value.
+    #[inline]
+    pub fn with_plain(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.plain = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `port`, replacing an earlier value.
+    #[inline]
+    pub fn with_port(
+        mut self,
+        value: impl ::std::convert::Into<
+            ::k8s_client::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.port = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `ratio`, replacing an earlier value.
+    #[inline]
+    pub fn with_ratio(mut self, value: impl ::std::convert::Into<f64>) -> Self {
+        self.ratio = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `small`, replacing an earlier value.
+    #[inline]
+    pub fn with_small(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.small = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `timeout`, replacing an earlier value.
+    #[inline]
+    pub fn with_timeout(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.timeout = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `toggles`, replacing an earlier value.
+    #[inline]
+    pub fn with_toggles(mut self, value: impl ::std::convert::Into<bool>) -> Self {
+        self.toggles = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `withNull`, replacing an earlier value.
+    #[inline]
+    pub fn with_with_null(
+        mut self,
+        value: impl ::std::convert::Into<
+            crate::com::example::features::v1::ScalarsSpecWithNull,
+        >,
+    ) -> Self {
+        self.with_null = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarsSpecMode {
     /// `"Fast"`

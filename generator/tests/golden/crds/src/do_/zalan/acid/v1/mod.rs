@@ -16,3 +16,11 @@ mod postgresql;
 pub use self::postgresql::{Postgresql, PostgresqlSpec, PostgresqlSpecMode};
 mod postgresql_list;
 pub use self::postgresql_list::PostgresqlList;
+#[cfg(feature = "apply")]
+pub use self::backup::{BackupApply, BackupSpecApply};
+#[cfg(feature = "apply")]
+pub use self::backup_2::{Backup_2Apply, Backup_2SpecApply};
+#[cfg(feature = "apply")]
+pub use self::operator_config::OperatorConfigApply;
+#[cfg(feature = "apply")]
+pub use self::postgresql::{PostgresqlApply, PostgresqlSpecApply};

@@ -4,3 +4,5 @@ mod installation;
 pub use self::installation::{Installation, InstallationSpec};
 mod installation_list;
 pub use self::installation_list::InstallationList;
+#[cfg(feature = "apply")]
+pub use self::installation::{InstallationApply, InstallationSpecApply};

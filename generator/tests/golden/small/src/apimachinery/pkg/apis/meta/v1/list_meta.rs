@@ -61,3 +61,92 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ListMeta {
     }
 }
 ::k8s_client_runtime::impl_codec!(ListMeta);
+/// The apply configuration of [`ListMeta`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ListMetaApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ListMetaApply {
+    pub continue_: Option<::k8s_client_runtime::LeanString>,
+    pub resource_version: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ListMetaApply {
+    const NAME: &'static str = "ListMetaApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "continue" => 0,
+                "resourceVersion" => 1,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.continue_),
+                )?
+            }
+            1 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_version,
+                    ),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ListMetaApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.continue_.is_some())
+            + usize::from(self.resource_version.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.continue_ {
+            out.field("continue", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_version {
+            out.field("resourceVersion", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ListMetaApply);
+#[cfg(feature = "apply")]
+impl ListMetaApply {
+    /// Sets `continue`, replacing an earlier value.
+    #[inline]
+    pub fn with_continue(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.continue_ = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource_version = ::std::option::Option::Some(value.into());
+        self
+    }
+}

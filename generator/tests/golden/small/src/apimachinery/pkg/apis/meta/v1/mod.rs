@@ -8,3 +8,7 @@ mod object_meta;
 pub use self::object_meta::ObjectMeta;
 mod time;
 pub use self::time::Time;
+#[cfg(feature = "apply")]
+pub use self::list_meta::ListMetaApply;
+#[cfg(feature = "apply")]
+pub use self::object_meta::ObjectMetaApply;

@@ -149,6 +149,278 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMeta {
     }
 }
 ::k8s_client_runtime::impl_codec!(ObjectMeta);
+/// The apply configuration of [`ObjectMeta`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.
+///
+/// Built with the `with_` methods, as client-go's `ObjectMetaApplyConfiguration`.
+#[cfg(feature = "apply")]
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ObjectMetaApply {
+    pub annotations: Option<::k8s_client_runtime::Map>,
+    pub deletion_timestamp: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub generate_name: Option<::k8s_client_runtime::LeanString>,
+    pub generation: Option<i64>,
+    pub labels: Option<::k8s_client_runtime::Map>,
+    pub managed_fields: Option<
+        ::k8s_client_runtime::ThinVec<crate::apimachinery::pkg::apis::meta::v1::FieldsV1>,
+    >,
+    pub name: Option<::k8s_client_runtime::LeanString>,
+    pub namespace: Option<::k8s_client_runtime::LeanString>,
+    pub resource_version: Option<::k8s_client_runtime::LeanString>,
+    pub uid: Option<::k8s_client_runtime::LeanString>,
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::DecodeFields for ObjectMetaApply {
+    const NAME: &'static str = "ObjectMetaApply";
+    fn field_index(key: &str) -> ::std::option::Option<u16> {
+        ::std::option::Option::Some(
+            match key {
+                "annotations" => 0,
+                "deletionTimestamp" => 1,
+                "generateName" => 2,
+                "generation" => 3,
+                "labels" => 4,
+                "managedFields" => 5,
+                "name" => 6,
+                "namespace" => 7,
+                "resourceVersion" => 8,
+                "uid" => 9,
+                _ => return ::std::option::Option::None,
+            },
+        )
+    }
+    fn decode_field<'de, A: ::serde::de::MapAccess<'de>>(
+        &mut self,
+        index: u16,
+        map: &mut A,
+        _options: ::k8s_client_runtime::codec::DecodeOptions,
+    ) -> ::std::result::Result<(), A::Error> {
+        match index {
+            0 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.annotations,
+                    ),
+                )?
+            }
+            1 => self.deletion_timestamp = map.next_value()?,
+            2 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.generate_name,
+                    ),
+                )?
+            }
+            3 => self.generation = map.next_value()?,
+            4 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionSharedMap(
+                        &mut self.labels,
+                    ),
+                )?
+            }
+            5 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionList(
+                        &mut self.managed_fields,
+                    ),
+                )?
+            }
+            6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.name),
+                )?
+            }
+            7 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.namespace),
+                )?
+            }
+            8 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(
+                        &mut self.resource_version,
+                    ),
+                )?
+            }
+            9 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionText(&mut self.uid),
+                )?
+            }
+            _ => {
+                map.next_value::<::serde::de::IgnoredAny>()?;
+            }
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMetaApply {
+    fn field_count(&self) -> usize {
+        0usize + usize::from(self.annotations.is_some())
+            + usize::from(self.deletion_timestamp.is_some())
+            + usize::from(self.generate_name.is_some())
+            + usize::from(self.generation.is_some()) + usize::from(self.labels.is_some())
+            + usize::from(self.managed_fields.is_some())
+            + usize::from(self.name.is_some()) + usize::from(self.namespace.is_some())
+            + usize::from(self.resource_version.is_some())
+            + usize::from(self.uid.is_some())
+    }
+    fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
+        &self,
+        out: &mut W,
+    ) -> ::std::result::Result<(), W::Error> {
+        if let ::std::option::Option::Some(value) = &self.annotations {
+            out.field("annotations", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.deletion_timestamp {
+            out.field("deletionTimestamp", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.generate_name {
+            out.field("generateName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.generation {
+            out.field("generation", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.labels {
+            out.field("labels", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.managed_fields {
+            out.field("managedFields", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.name {
+            out.field("name", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.namespace {
+            out.field("namespace", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource_version {
+            out.field("resourceVersion", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.uid {
+            out.field("uid", value)?;
+        }
+        ::std::result::Result::Ok(())
+    }
+}
+#[cfg(feature = "apply")]
+::k8s_client_runtime::impl_codec!(ObjectMetaApply);
+#[cfg(feature = "apply")]
+impl ObjectMetaApply {
+    /// Adds the entries to `annotations`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_annotations(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.annotations
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Sets `deletionTimestamp`, replacing an earlier value.
+    #[inline]
+    pub fn with_deletion_timestamp(
+        mut self,
+        value: impl ::std::convert::Into<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    ) -> Self {
+        self.deletion_timestamp = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `generateName`, replacing an earlier value.
+    #[inline]
+    pub fn with_generate_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.generate_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `generation`, replacing an earlier value.
+    #[inline]
+    pub fn with_generation(mut self, value: impl ::std::convert::Into<i64>) -> Self {
+        self.generation = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Adds the entries to `labels`, replacing the values of keys already there.
+    #[inline]
+    pub fn with_labels(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+                impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+            ),
+        >,
+    ) -> Self {
+        for (key, value) in entries {
+            self.labels
+                .get_or_insert_with(::std::default::Default::default)
+                .insert(key, value.into());
+        }
+        self
+    }
+    /// Appends the values to `managedFields` (a later call appends more).
+    #[inline]
+    pub fn with_managed_fields(
+        mut self,
+        values: impl ::std::iter::IntoIterator<
+            Item = impl ::std::convert::Into<
+                crate::apimachinery::pkg::apis::meta::v1::FieldsV1,
+            >,
+        >,
+    ) -> Self {
+        for value in values {
+            self.managed_fields
+                .get_or_insert_with(::std::default::Default::default)
+                .push(value.into());
+        }
+        self
+    }
+    /// Sets `name`, replacing an earlier value.
+    #[inline]
+    pub fn with_name(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `namespace`, replacing an earlier value.
+    #[inline]
+    pub fn with_namespace(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.namespace = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resourceVersion`, replacing an earlier value.
+    #[inline]
+    pub fn with_resource_version(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.resource_version = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `uid`, replacing an earlier value.
+    #[inline]
+    pub fn with_uid(
+        mut self,
+        value: impl ::std::convert::Into<::k8s_client_runtime::LeanString>,
+    ) -> Self {
+        self.uid = ::std::option::Option::Some(value.into());
+        self
+    }
+}
 impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn name(&self) -> ::std::option::Option<&str> {
         self.name.as_deref()

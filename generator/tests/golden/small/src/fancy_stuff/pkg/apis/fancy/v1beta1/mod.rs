@@ -4,3 +4,7 @@ mod scale;
 pub use self::scale::Scale;
 mod thing;
 pub use self::thing::Thing;
+#[cfg(feature = "apply")]
+pub use self::scale::ScaleApply;
+#[cfg(feature = "apply")]
+pub use self::thing::ThingApply;
