@@ -78,6 +78,34 @@ pub struct StatusCause {
     pub field: String,
 }
 
+/// A field a server-side apply would have taken from another manager; see
+/// [`Error::apply_conflicts`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApplyConflict {
+    /// The field, as the apiserver writes its path (`.spec.replicas`,
+    /// `.spec.template.spec.containers[name="app"].image`).
+    pub field: String,
+    /// The manager that owns it (`kubectl`, `my-controller`).
+    pub manager: String,
+    /// The apiserver's whole description of the owner, with its
+    /// subresource, operation and time when it has them
+    /// (`conflict with "kubectl" using apps/v1`).
+    pub message: String,
+}
+
+impl ApplyConflict {
+    fn from_cause(cause: &StatusCause) -> Self {
+        // `conflict with "<manager>"…`: the manager is Go-quoted.
+        let manager = cause
+            .message
+            .strip_prefix("conflict with ")
+            .and_then(|rest| serde_json::Deserializer::from_str(rest).into_iter::<String>().next())
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        ApplyConflict { field: cause.field.clone(), manager, message: cause.message.clone() }
+    }
+}
+
 fn nullable_vec<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: serde::Deserializer<'de>,
@@ -320,6 +348,20 @@ impl Error {
     pub fn is_conflict(&self) -> bool {
         self.reason_or_code("Conflict", 409)
     }
+    /// The conflicts of a refused server-side apply (a 409 whose causes are
+    /// `FieldManagerConflict`s): each field and the manager that owns it.
+    /// Empty for any other error. Apply again with
+    /// [`ApplyOptions::force`](super::ApplyOptions::force) to take the
+    /// fields, or leave them out of the configuration.
+    pub fn apply_conflicts(&self) -> Vec<ApplyConflict> {
+        let Some(details) = self.status().and_then(|s| s.details.as_ref()) else { return Vec::new() };
+        details
+            .causes
+            .iter()
+            .filter(|cause| cause.reason == "FieldManagerConflict")
+            .map(ApplyConflict::from_cause)
+            .collect()
+    }
     /// `reason: Invalid` (422): validation refused the object; the causes
     /// name the fields (`errors.IsInvalid`).
     pub fn is_invalid(&self) -> bool {
@@ -442,6 +484,27 @@ fn chain_is_probable_eof(e: &(dyn std::error::Error + 'static)) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn apply_conflicts_name_fields_and_managers() {
+        // As the apiserver writes them (managedfields/internal/conflict.go).
+        let body = br#"{"kind":"Status","status":"Failure","reason":"Conflict","code":409,
+            "message":"Apply failed with 2 conflicts: ...",
+            "details":{"causes":[
+                {"reason":"FieldManagerConflict","message":"conflict with \"kubectl\" using apps/v1","field":".spec.replicas"},
+                {"reason":"FieldManagerConflict","message":"conflict with \"ctl \\\"x\\\"\" with subresource \"status\"","field":".status.replicas"},
+                {"reason":"FieldValueInvalid","message":"other","field":".spec"}]}}"#;
+        let error = Error::Api(Box::new(Status::from_body(body).unwrap()));
+        assert!(error.is_conflict());
+        let conflicts = error.apply_conflicts();
+        assert_eq!(conflicts.len(), 2);
+        assert_eq!((conflicts[0].field.as_str(), conflicts[0].manager.as_str()), (".spec.replicas", "kubectl"));
+        assert_eq!(conflicts[0].message, "conflict with \"kubectl\" using apps/v1");
+        assert_eq!((conflicts[1].field.as_str(), conflicts[1].manager.as_str()), (".status.replicas", "ctl \"x\""));
+        let other =
+            Error::Api(Box::new(Status::from_body(br#"{"kind":"Status","reason":"Conflict","code":409}"#).unwrap()));
+        assert!(other.apply_conflicts().is_empty());
+    }
 
     #[test]
     fn decodes_full_status() {

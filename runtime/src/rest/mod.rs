@@ -48,7 +48,7 @@ pub mod watch;
 pub use crate::config::ContentType;
 pub use client::{Client, MAX_RETRIES};
 pub use connect::TLS_HANDSHAKE_TIMEOUT;
-pub use error::{Error, Status, StatusCause, StatusDetails};
+pub use error::{ApplyConflict, Error, Status, StatusCause, StatusDetails};
 pub use limiter::RateLimiter;
 pub use options::{
     ApplyOptions, CreateOptions, DeleteOptions, FieldValidation, GetOptions, ListOptions, Patch, PatchOptions,
