@@ -60,14 +60,19 @@ async fn managers_share_a_deployment_field_by_field() {
     // Replicas alone, while `shaper` owns selector and template: no conflict.
     let scaled = deployments.apply("web", &replicas(&namespace, 3), &ApplyOptions::new("scaler")).await.unwrap();
     assert_eq!(scaled.spec.as_ref().unwrap().replicas, Some(3));
-    assert_eq!(scaled.spec.as_ref().unwrap().template.spec.as_ref().unwrap().containers[0].image.as_deref(), Some("nginx:1"));
+    assert_eq!(
+        scaled.spec.as_ref().unwrap().template.spec.as_ref().unwrap().containers[0].image.as_deref(),
+        Some("nginx:1")
+    );
 
     // A second container, applied by another manager: the list-map
     // `containers` (keyed by name) is shared element by element.
-    let sidecar = DeploymentApply::new("web", &namespace).with_spec(DeploymentSpecApply::default().with_template(
-        PodTemplateSpecApply::default()
-            .with_spec(PodSpecApply::default().with_containers([container("sidecar", "proxy:1")])),
-    ));
+    let sidecar = DeploymentApply::new("web", &namespace).with_spec(
+        DeploymentSpecApply::default().with_template(
+            PodTemplateSpecApply::default()
+                .with_spec(PodSpecApply::default().with_containers([container("sidecar", "proxy:1")])),
+        ),
+    );
     let both = deployments.apply("web", &sidecar, &ApplyOptions::new("sidecars")).await.unwrap();
     let names: Vec<_> =
         both.spec.unwrap().template.spec.unwrap().containers.iter().map(|c| c.name.to_string()).collect();
