@@ -100,7 +100,8 @@ async fn informers_see_adds_label_updates_and_deletes_of_pods_and_widgets() {
     support::install_crds(&support::test_crds()).await;
     let ns = support::namespace("metadata-informer");
     let client = support::client();
-    let factory = MetadataInformerFactory::with_factory(MetadataInformerFactory::builder(client.clone()).namespace(&ns).build());
+    let factory =
+        MetadataInformerFactory::with_factory(MetadataInformerFactory::builder(client.clone()).namespace(&ns).build());
     let resources = [pods(), widgets()];
     let informers: Vec<_> = resources.iter().map(|r| factory.for_resource(r)).collect();
     let seen: Vec<Seen> = informers.iter().map(record).collect();
@@ -121,8 +122,7 @@ async fn informers_see_adds_label_updates_and_deletes_of_pods_and_widgets() {
         let patch = Patch::Merge(json!({"metadata": {"labels": {"app": "b"}}}));
         let patched = meta.patch("one", &patch, &PatchOptions::default()).await.unwrap();
         assert_eq!(app_label(&patched), Some("b"));
-        eventually(&format!("{what}: label update"), informer, |c| c.len() == 1 && app_label(&c[0]) == Some("b"))
-            .await;
+        eventually(&format!("{what}: label update"), informer, |c| c.len() == 1 && app_label(&c[0]) == Some("b")).await;
 
         meta.delete("one", &DeleteOptions::default()).await.unwrap();
         eventually(&format!("{what}: delete"), informer, <[_]>::is_empty).await;
@@ -180,7 +180,8 @@ async fn get_list_pages_patch_and_delete_metadata_only() {
     assert_eq!(full.data["data"]["big"].as_str().map(str::len), Some(4096), "the rest of the object is untouched");
 
     // delete: held by the finalizer, the answer is the object's metadata.
-    let held = meta.delete("cm-1", &DeleteOptions::default()).await.unwrap().object().expect("the object, being deleted");
+    let held =
+        meta.delete("cm-1", &DeleteOptions::default()).await.unwrap().object().expect("the object, being deleted");
     assert!(held.metadata().is_being_deleted());
     let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
     meta.patch("cm-1", &release, &PatchOptions::default()).await.unwrap();
@@ -204,6 +205,7 @@ async fn get_list_pages_patch_and_delete_metadata_only() {
     // A custom resource's metadata, through the same client.
     let widgets_dynamic = DynamicClient::namespaced_with(client.clone(), &ns, &widgets());
     widgets_dynamic.create(&object(&widgets(), "w", "x"), &CreateOptions::default()).await.unwrap();
-    let widget = MetadataClient::namespaced_with(client, &ns, &widgets()).get("w", &GetOptions::default()).await.unwrap();
+    let widget =
+        MetadataClient::namespaced_with(client, &ns, &widgets()).get("w", &GetOptions::default()).await.unwrap();
     assert_eq!((widget.kind.as_str(), app_label(&widget)), (metadata::KIND, Some("x")));
 }

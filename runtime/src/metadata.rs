@@ -62,9 +62,9 @@ use std::borrow::Cow;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::codec::CompactTimestamp;
-use crate::object::{AcceptAs, Metadata, Object, ObjectList, metadata_field};
 #[cfg(doc)]
 use crate::object::DynamicResource;
+use crate::object::{AcceptAs, Metadata, Object, ObjectList, metadata_field};
 use crate::rest::ResourceClient;
 use crate::{LeanString, Map, ThinVec};
 

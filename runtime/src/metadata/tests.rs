@@ -7,8 +7,8 @@ use super::*;
 use crate::codec::{DecodeOptions, decode_json, decode_json_with};
 use crate::object::DynamicResource;
 use crate::rest::tests::server::{Reply, TestServer};
-use crate::selector::LabelSelector;
 use crate::rest::{DeleteOptions, GetOptions, ListOptions, Patch, PatchOptions, WatchEvent};
+use crate::selector::LabelSelector;
 
 fn widgets() -> DynamicResource {
     DynamicResource {
@@ -68,9 +68,10 @@ fn a_whole_object_decodes_as_its_metadata() {
     assert!(obj.metadata().is_being_deleted());
     let written = serde_json::to_value(&obj).unwrap();
     assert_eq!(written.get("spec"), None, "only the metadata is kept");
-    let list: PartialObjectMetadataList =
-        decode_json(json!({"kind": "PodList", "metadata": {"resourceVersion": "3"}, "items": [pod]}).to_string().as_bytes())
-            .unwrap();
+    let list: PartialObjectMetadataList = decode_json(
+        json!({"kind": "PodList", "metadata": {"resourceVersion": "3"}, "items": [pod]}).to_string().as_bytes(),
+    )
+    .unwrap();
     assert_eq!(list.items[0].name(), Some("p"));
 }
 
@@ -127,7 +128,9 @@ async fn requests_accept_the_metadata_representation() {
     let accepts: Vec<(String, String)> = server
         .requests()
         .iter()
-        .map(|r| (format!("{} {}", r.method, r.path.split('?').next().unwrap()), r.header("accept").unwrap().to_owned()))
+        .map(|r| {
+            (format!("{} {}", r.method, r.path.split('?').next().unwrap()), r.header("accept").unwrap().to_owned())
+        })
         .collect();
     let (object, list) = (ACCEPT.object.to_owned(), ACCEPT.list.to_owned());
     assert_eq!(
@@ -141,14 +144,8 @@ async fn requests_accept_the_metadata_representation() {
             ("DELETE /apis/example.com/v1/namespaces/ns/widgets".into(), list),
         ]
     );
-    assert_eq!(
-        ACCEPT.object,
-        "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
-    );
-    assert_eq!(
-        ACCEPT.list,
-        "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
-    );
+    assert_eq!(ACCEPT.object, "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json");
+    assert_eq!(ACCEPT.list, "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json");
 }
 
 #[tokio::test]
@@ -192,7 +189,11 @@ async fn the_factory_shares_one_informer_per_resource_and_drops_managed_fields()
     assert_eq!(cached[0].metadata.managed_fields, None, "dropped from the cache");
     assert_eq!(cached[0].metadata.finalizers(), ["example.com/keep"]);
     assert_eq!(again.lister().list(&LabelSelector::everything()).len(), 1, "the same informer");
-    assert_eq!(gadgets.lister().list(&LabelSelector::everything()).len(), 1, "its own informer, of the same answers here");
+    assert_eq!(
+        gadgets.lister().list(&LabelSelector::everything()).len(),
+        1,
+        "its own informer, of the same answers here"
+    );
     let requests = server.requests();
     let streams = requests.iter().filter(|r| r.path.contains("sendInitialEvents=true")).count();
     assert_eq!(streams, 2, "one watch-list per resource");
