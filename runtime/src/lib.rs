@@ -51,6 +51,7 @@
 //! | `rest.RESTClient` | [`rest::Client`] (raw requests: [`rest::Request`]) |
 //! | a typed client (`gentype.Client[T]`), `kubernetes.Clientset` | [`ResourceClient<K>`](rest::ResourceClient); the generated crate's `clientset` |
 //! | `dynamic.Interface`, `unstructured.Unstructured` | [`dynamic::DynamicClient`], [`dynamic::DynamicObject`] |
+//! | `metadata.Interface`, `metav1.PartialObjectMetadata`, `metadatainformer.SharedInformerFactory` | [`metadata::MetadataClient`], [`metadata::PartialObjectMetadata`], [`metadata::MetadataInformerFactory`] |
 //! | `discovery.DiscoveryClient` | [`discovery::DiscoveryClient`] |
 //! | `watch.Interface` | [`rest::WatchStream`] of [`rest::WatchEvent`]s |
 //! | `informers.SharedInformerFactory` | [`cache::SharedInformerFactory`]; typed accessors from the generated prelude |
@@ -76,7 +77,7 @@
 //!    (this thread's tables of recent strings and maps); the codec uses the
 //!    maps, never the other way round.
 //! 2. [`config`], [`rest`]: talking to an apiserver.
-//! 3. [`dynamic`], [`discovery`], [`cache`], [`record`], [`leaderelection`].
+//! 3. [`dynamic`], [`metadata`], [`discovery`], [`cache`], [`record`], [`leaderelection`].
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -90,6 +91,7 @@ mod error_chain;
 mod intern;
 pub mod leaderelection;
 pub mod map;
+pub mod metadata;
 pub mod object;
 pub mod protobuf;
 mod read;

@@ -189,6 +189,18 @@ pub trait Object {
         None
     }
 
+    /// The `Accept` headers a [`ResourceClient`](crate::rest::ResourceClient)
+    /// of this type sends when it asks for JSON, for a representation other
+    /// than the resource's own objects (the metadata-only
+    /// [`PartialObjectMetadata`](crate::metadata::PartialObjectMetadata));
+    /// `None`, the default: plain `application/json`.
+    fn accept_as() -> Option<AcceptAs>
+    where
+        Self: Sized,
+    {
+        None
+    }
+
     /// `metadata.name`.
     fn name(&self) -> Option<&str> {
         self.metadata().name()
@@ -201,6 +213,17 @@ pub trait Object {
     fn resource_version(&self) -> Option<&str> {
         self.metadata().resource_version()
     }
+}
+
+/// The `Accept` headers of an object type asking the apiserver for another
+/// representation of a resource's objects (its `as=`, `g=` and `v=`
+/// parameters), with plain JSON after it in case the server cannot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcceptAs {
+    /// For one object: get, patch, delete, and each object of a watch.
+    pub object: &'static str,
+    /// For a list: list and deletecollection.
+    pub list: &'static str,
 }
 
 /// The [`Object`] items of a type that keeps its metadata, a `$meta`, in a
@@ -314,6 +337,9 @@ impl<K: Object + Clone> Object for std::sync::Arc<K> {
     }
     fn type_meta(&self) -> Option<(Cow<'_, str>, Cow<'_, str>)> {
         (**self).type_meta()
+    }
+    fn accept_as() -> Option<AcceptAs> {
+        K::accept_as()
     }
 }
 

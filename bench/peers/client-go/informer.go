@@ -12,8 +12,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -35,10 +39,33 @@ type syncResult struct {
 	RSSPerPodBytes int64   `json:"rss_per_pod_bytes"`
 }
 
-func syncPods(kubeconfig string, expect int, dropManaged, json bool) (*syncResult, error) {
-	clientset, err := newClientset(kubeconfig, json)
+func syncPods(kubeconfig string, expect int, dropManaged, json, metadataOnly bool) (*syncResult, error) {
+	config, err := restConfig(kubeconfig, json)
 	if err != nil {
 		return nil, err
+	}
+	var (
+		factory  starter
+		informer cache.SharedIndexInformer
+	)
+	if metadataOnly {
+		client, err := metadata.NewForConfig(config)
+		if err != nil {
+			return nil, err
+		}
+		factory, informer, err = newPodMetadataInformer(client, dropManaged)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		clientset, err := kubernetes.NewForConfig(config)
+		if err != nil {
+			return nil, err
+		}
+		factory, informer, err = newPodInformer(clientset, dropManaged)
+		if err != nil {
+			return nil, err
+		}
 	}
 	before, err := procStatusKiB()
 	if err != nil {
@@ -46,10 +73,6 @@ func syncPods(kubeconfig string, expect int, dropManaged, json bool) (*syncResul
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	factory, informer, err := newPodInformer(clientset, dropManaged)
-	if err != nil {
-		return nil, err
-	}
 	synced, err := startAndSync(factory, informer, stop)
 	if err != nil {
 		return nil, err
@@ -159,6 +182,15 @@ func churn(kubeconfig string, expect int, duration float64) (*churnResult, error
 // newClientset: with json false, as client-go comes: its generated clients
 // of built-in kinds ask for protobuf when no content type is set.
 func newClientset(kubeconfig string, json bool) (*kubernetes.Clientset, error) {
+	config, err := restConfig(kubeconfig, json)
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(config)
+}
+
+// restConfig is the configuration of newClientset.
+func restConfig(kubeconfig string, json bool) (*rest.Config, error) {
 	if kubeconfig == "" {
 		return nil, fmt.Errorf("--kubeconfig is required")
 	}
@@ -174,7 +206,25 @@ func newClientset(kubeconfig string, json bool) (*kubernetes.Clientset, error) {
 		config.ContentType = "application/json"
 		config.AcceptContentTypes = "application/json"
 	}
-	return kubernetes.NewForConfig(config)
+	return config, nil
+}
+
+// starter is what startAndSync needs of an informer factory (typed or metadata).
+type starter interface {
+	Start(stopCh <-chan struct{})
+}
+
+// newPodMetadataInformer returns a metadata informer factory without resync
+// and its all-namespaces informer of the pods' metadata.
+func newPodMetadataInformer(client metadata.Interface, dropManaged bool) (metadatainformer.SharedInformerFactory, cache.SharedIndexInformer, error) {
+	factory := metadatainformer.NewSharedInformerFactory(client, 0)
+	informer := factory.ForResource(corev1.SchemeGroupVersion.WithResource("pods")).Informer()
+	if dropManaged {
+		if err := informer.SetTransform(dropManagedFields); err != nil {
+			return nil, nil, err
+		}
+	}
+	return factory, informer, nil
 }
 
 // newPodInformer returns a factory without resync and its all-namespaces pod
@@ -195,8 +245,11 @@ func newPodInformer(clientset kubernetes.Interface, dropManaged bool) (informers
 // object is cached. Deletions seen only on relist arrive as
 // cache.DeletedFinalStateUnknown tombstones; those pass through unchanged.
 func dropManagedFields(obj any) (any, error) {
-	if pod, ok := obj.(*corev1.Pod); ok {
-		pod.ManagedFields = nil
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		o.ManagedFields = nil
+	case *metav1.PartialObjectMetadata:
+		o.ManagedFields = nil
 	}
 	return obj, nil
 }
@@ -204,7 +257,7 @@ func dropManagedFields(obj any) (any, error) {
 // startAndSync runs the informer and returns the time until its cache has
 // synced. It polls HasSynced every millisecond rather than using
 // cache.WaitForCacheSync, whose 100 ms poll period would round the figure up.
-func startAndSync(factory informers.SharedInformerFactory, informer cache.SharedIndexInformer, stop <-chan struct{}) (time.Duration, error) {
+func startAndSync(factory starter, informer cache.SharedIndexInformer, stop <-chan struct{}) (time.Duration, error) {
 	start := time.Now()
 	factory.Start(stop)
 	deadline := time.After(syncTimeout)

@@ -42,7 +42,8 @@ func main() {
 		expect := fs.Int("expect", 0, "pods the cache must hold once synced")
 		drop := fs.Bool("drop-managed-fields", false, "clear metadata.managedFields before caching")
 		json := fs.Bool("json", false, "talk JSON to the apiserver (client-go's clients prefer protobuf for built-in kinds)")
-		run = func() (any, error) { return syncPods(*kubeconfig, *expect, *drop, *json) }
+		metadata := fs.Bool("metadata", false, "cache the pods' metadata only (metadatainformer, PartialObjectMetadata)")
+		run = func() (any, error) { return syncPods(*kubeconfig, *expect, *drop, *json, *metadata) }
 	case "churn":
 		kubeconfig := fs.String("kubeconfig", "", "kubeconfig path")
 		expect := fs.Int("expect", 0, "pods the cache must hold once synced")

@@ -14,12 +14,13 @@ use k8s_client::api::core::v1::{Pod, PodList};
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
 use k8s_client_bench::{LATENCY_ANNOTATION, Latencies, cpu_seconds, free_unused_heap, rss_kib, unix_nanos};
-use k8s_client_runtime::ErrorChain;
 use k8s_client_runtime::cache::{QueueKind, ResourceEventHandlerFuncs};
 use k8s_client_runtime::config::{Config, ContentType, KubeconfigOptions};
+use k8s_client_runtime::metadata::MetadataInformerFactory;
 use k8s_client_runtime::protobuf::DecodeProto as _;
 use k8s_client_runtime::rest::Client;
 use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
+use k8s_client_runtime::{DynamicResource, ErrorChain};
 use serde_json::json;
 
 // Counts the heap the `decode` workload keeps (on its one thread); the
@@ -59,6 +60,10 @@ enum Workload {
         /// The informer's queue.
         #[arg(long, value_enum, default_value_t = Queue::RealFifo)]
         queue: Queue,
+        /// Cache the pods' metadata only (a metadata informer, objects as
+        /// `PartialObjectMetadata`).
+        #[arg(long)]
+        metadata: bool,
     },
     /// A synced pod informer with one update handler, measuring write-to-handler latency.
     Churn {
@@ -107,8 +112,8 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.workload {
         Workload::Decode { file, rounds } => decode(&file, rounds),
-        Workload::Sync { kubeconfig, expect, drop_managed_fields: _, json, queue } => {
-            runtime().block_on(sync(&kubeconfig, expect, json, queue.kind()))
+        Workload::Sync { kubeconfig, expect, drop_managed_fields: _, json, queue, metadata } => {
+            runtime().block_on(sync(&kubeconfig, expect, json, queue.kind(), metadata))
         }
         Workload::Churn { kubeconfig, expect, duration, queue } => {
             runtime().block_on(churn(&kubeconfig, expect, duration, queue.kind()))
@@ -207,8 +212,44 @@ async fn synced_informer(
     Ok((factory, elapsed, rss_before))
 }
 
-async fn sync(kubeconfig: &PathBuf, expect: usize, json: bool, queue: QueueKind) -> Result<serde_json::Value, Failure> {
-    let (factory, synced, rss_before) = synced_informer(kubeconfig, expect, json, queue, None).await?;
+/// Starts an informer of the pods' metadata over all namespaces and waits
+/// until it is synced with `expect` pods.
+async fn synced_metadata_informer(
+    kubeconfig: &PathBuf,
+    expect: usize,
+    json: bool,
+    queue: QueueKind,
+) -> Result<(SharedInformerFactory, Duration, u64), Failure> {
+    let factory = MetadataInformerFactory::with_factory(
+        SharedInformerFactory::builder(client(kubeconfig, json)?).queue(queue).build(),
+    );
+    let informer = factory.for_resource(&DynamicResource::of::<Pod>());
+    let (rss_before, _) = rss_kib();
+    let start = Instant::now();
+    factory.start();
+    while !informer.has_synced() {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let elapsed = start.elapsed();
+    let pods = informer.store().len();
+    if pods != expect {
+        return Err(format!("cache holds {pods} pods' metadata, expected {expect}").into());
+    }
+    Ok((factory.factory().clone(), elapsed, rss_before))
+}
+
+async fn sync(
+    kubeconfig: &PathBuf,
+    expect: usize,
+    json: bool,
+    queue: QueueKind,
+    metadata: bool,
+) -> Result<serde_json::Value, Failure> {
+    let (factory, synced, rss_before) = if metadata {
+        synced_metadata_informer(kubeconfig, expect, json, queue).await?
+    } else {
+        synced_informer(kubeconfig, expect, json, queue, None).await?
+    };
     free_unused_heap();
     let (rss_after, peak) = rss_kib();
     let figures = json!({

@@ -26,11 +26,32 @@ use crate::object::{DynamicResource, Resource};
 use crate::rest::verbs::{List, Watch};
 use crate::rest::{Client, ListOptions, ResourceClient};
 
+/// What the factory keys its informers by: the Rust type of a kind with a
+/// static identity, or a type and a resource for a representation that
+/// serves many resources (the metadata-only informers).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) enum InformerKey {
+    /// The informer of the kind whose `TypeId` this is.
+    Kind(TypeId),
+    /// The informer of objects of the type `object` from `group`/`version`
+    /// `resource`.
+    Resource {
+        /// The `TypeId` of the informer's objects.
+        object: TypeId,
+        /// API group; empty for the core group.
+        group: String,
+        /// API version.
+        version: String,
+        /// The resource (plural).
+        resource: String,
+    },
+}
+
 struct Entry {
     resource: DynamicResource,
     /// The informer's reflector's counters, for the last list/watch error.
     counters: ReflectorCounters,
-    /// `SharedIndexInformer<K>` for the `TypeId` of `K`.
+    /// `SharedIndexInformer<K>` for the `K` of the key.
     informer: Box<dyn Any + Send + Sync>,
     synced: Arc<dyn HasSynced + Send + Sync>,
     /// Spawns the informer; kept because starting needs the concrete kind.
@@ -41,7 +62,7 @@ struct Entry {
 struct Inner {
     /// What the factory was built with; fixed from then on.
     options: FactoryBuilder,
-    informers: Mutex<HashMap<TypeId, Entry>>,
+    informers: Mutex<HashMap<InformerKey, Entry>>,
     cancel: CancellationToken,
 }
 
@@ -172,12 +193,25 @@ impl SharedInformerFactory {
     /// The informer of kind `K`, created on first use (client-go `InformerFor`).
     /// Informers asked for after [`start`](Self::start) run once `start` is called again.
     pub fn informer_for<K: List + Watch + Resource>(&self) -> SharedIndexInformer<K> {
+        self.informer_keyed(InformerKey::Kind(TypeId::of::<K>()), &DynamicResource::of::<K>(), ResourceClient::new)
+    }
+
+    /// The informer under `key`, created on first use: of `resource`, over
+    /// the client `client_for` makes from the factory's client and
+    /// namespace.
+    pub(crate) fn informer_keyed<K: List + Watch>(
+        &self,
+        key: InformerKey,
+        resource: &DynamicResource,
+        client_for: impl FnOnce(Client, Option<&str>) -> ResourceClient<K>,
+    ) -> SharedIndexInformer<K> {
         let mut informers = self.inner.informers.lock();
-        let entry = informers.entry(TypeId::of::<K>()).or_insert_with(|| {
-            let informer = self.new_informer::<K>();
+        let entry = informers.entry(key).or_insert_with(|| {
+            let options = &self.inner.options;
+            let informer = self.new_informer(client_for(options.client.clone(), options.namespace.as_deref()));
             let to_start = informer.clone();
             Entry {
-                resource: DynamicResource::of::<K>(),
+                resource: resource.clone(),
                 counters: informer.reflector_counters(),
                 synced: Arc::new(informer.clone()),
                 informer: Box::new(informer),
@@ -190,19 +224,18 @@ impl SharedInformerFactory {
         });
         match entry.informer.downcast_ref::<SharedIndexInformer<K>>() {
             Some(informer) => informer.clone(),
-            // Entries are keyed by the TypeId of their own informer's kind.
-            None => unreachable!("informer entry of another kind under {}", K::KIND),
+            // Entries are keyed by the TypeId of their own informer's objects.
+            None => unreachable!("informer entry of another type under {}", resource.plural),
         }
     }
 
-    fn new_informer<K: List + Watch + Resource>(&self) -> SharedIndexInformer<K> {
+    fn new_informer<K: List + Watch>(&self, resources: ResourceClient<K>) -> SharedIndexInformer<K> {
         let options = &self.inner.options;
         let transform = options
             .transform_for
             .get(&TypeId::of::<K>())
             .and_then(|t| t.downcast_ref::<Arc<dyn Fn(&mut K) + Send + Sync>>())
             .cloned();
-        let resources = ResourceClient::<K>::new(options.client.clone(), options.namespace.as_deref());
         let tweak = options.tweak.clone();
         let lw = FilteredListWatch::new(resources, move |opts: &mut ListOptions| {
             if let Some(tweak) = &tweak {

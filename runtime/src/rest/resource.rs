@@ -182,7 +182,25 @@ impl<K: ClientObject> ResourceClient<K> {
     pub(super) async fn object_answer(&self, request: Request) -> Result<K, Error> {
         match self.protobuf {
             Some(codec) => Self::negotiate_object(request, codec).await,
-            None => request.json().await,
+            None => Self::accepting_object(request).json().await,
+        }
+    }
+
+    /// `request`, a JSON one for one object, asking for `K`'s own
+    /// representation when it has one ([`Object::accept_as`]).
+    fn accepting_object(request: Request) -> Request {
+        match K::accept_as() {
+            Some(accept) => request.accept(accept.object),
+            None => request,
+        }
+    }
+
+    /// `request`, a JSON one for a list, asking for `K`'s own list
+    /// representation when it has one ([`Object::accept_as`]).
+    fn accepting_list(request: Request) -> Request {
+        match K::accept_as() {
+            Some(accept) => request.accept(accept.list),
+            None => request,
         }
     }
 
@@ -270,10 +288,7 @@ impl<K: verbs::Get> ResourceClient<K> {
     /// Reads the object `name`.
     pub async fn get(&self, name: &str, opts: &GetOptions) -> Result<K, Error> {
         let request = self.target.item(http::Method::GET, name, "", None)?.params(opts.query_pairs());
-        match self.protobuf {
-            Some(codec) => Self::negotiate_object(request, codec).await,
-            None => request.json().await,
-        }
+        self.object_answer(request).await
     }
 
     /// `get`, with `Ok(None)` for 404 Not Found.
@@ -309,7 +324,7 @@ impl<K: verbs::List> ResourceClient<K> {
                 )
                 .await?
             }
-            None => request.json_with(decode).await?,
+            None => Self::accepting_list(request).json_with(decode).await?,
         };
         if !list.items.is_empty() {
             let api_version = self.target.resource.api_version();
@@ -353,7 +368,8 @@ impl<K: verbs::List> ResourceClient<K> {
 
     /// A list decoded as another list type (e.g. the generated `PodList`).
     pub async fn list_as<L: DeserializeOwned>(&self, opts: &ListOptions) -> Result<L, Error> {
-        self.target.collection(http::Method::GET, None).params(opts.query_pairs(false)).json().await
+        let request = self.target.collection(http::Method::GET, None).params(opts.query_pairs(false));
+        Self::accepting_list(request).json().await
     }
 }
 
@@ -380,7 +396,7 @@ impl<K: verbs::Watch> ResourceClient<K> {
                     Format::Json => watch_stream_with(super::client::body_stream(response), max, decode),
                 }
             }
-            None => request.watch_with(decode).await?,
+            None => Self::accepting_object(request).watch_with(decode).await?,
         };
         let this = self.clone();
         Ok(stream
@@ -451,7 +467,7 @@ impl<K: verbs::Delete> ResourceClient<K> {
     pub async fn delete(&self, name: &str, opts: &DeleteOptions) -> Result<DeleteResult<K>, Error> {
         let request = self.target.item(http::Method::DELETE, name, "", None)?.json_body(&opts.to_body());
         let Some(codec) = self.protobuf else {
-            return decode_delete(&request.bytes().await?, "delete response");
+            return decode_delete(&Self::accepting_object(request).bytes().await?, "delete response");
         };
         Self::negotiate(request, decode_delete, |envelope, what| {
             delete_result(envelope, what, |raw| codec.decode(raw, DecodeOptions::default()))
@@ -474,7 +490,7 @@ impl<K: verbs::DeleteCollection> ResourceClient<K> {
             .params(list.query_pairs(false))
             .json_body(&opts.to_body());
         let Some(codec) = self.protobuf else {
-            return decode_delete(&request.bytes().await?, "deletecollection response");
+            return decode_delete(&Self::accepting_list(request).bytes().await?, "deletecollection response");
         };
         Self::negotiate(request, decode_delete, |envelope, what| {
             delete_result(envelope, what, |raw| ObjectList::decode_protobuf(raw, &codec, DecodeOptions::default()))

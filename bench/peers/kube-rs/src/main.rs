@@ -14,9 +14,10 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::Pod;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::core::ObjectList;
+use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Api, Client, Config};
+use kube::{Api, Client, Config, Resource};
 use serde_json::json;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -92,6 +93,10 @@ enum Cmd {
         expect: usize,
         #[arg(long)]
         drop_managed_fields: bool,
+        /// Cache the pods' metadata only (`metadata_watcher`, objects as
+        /// `PartialObjectMeta<Pod>`).
+        #[arg(long)]
+        metadata: bool,
     },
     /// Measure update latency of a synced pod reflector under churn.
     Churn {
@@ -111,8 +116,8 @@ fn main() {
     let cli = Cli::parse();
     let out = match cli.cmd {
         Cmd::Decode { file, rounds } => decode(&file, rounds),
-        Cmd::Sync { kubeconfig, expect, drop_managed_fields } => {
-            on_runtime(sync(kubeconfig, expect, drop_managed_fields))
+        Cmd::Sync { kubeconfig, expect, drop_managed_fields, metadata } => {
+            on_runtime(sync(kubeconfig, expect, drop_managed_fields, metadata))
         }
         Cmd::Churn { kubeconfig, expect, duration } => on_runtime(churn(kubeconfig, expect, duration)),
     };
@@ -187,9 +192,13 @@ async fn client(path: &Path) -> Result<Client> {
     Client::try_from(config).map_err(|e| format!("building client: {e}"))
 }
 
-/// A running pod reflector: the cache and the task that drives it.
-struct Informer {
-    store: Store<Pod>,
+/// A running pod reflector: the cache (of pods, or of their metadata) and
+/// the task that drives it.
+struct Informer<K: Resource + 'static>
+where
+    K::DynamicType: Eq + std::hash::Hash,
+{
+    store: Store<K>,
     stop: oneshot::Sender<()>,
     task: JoinHandle<Result<Vec<f64>>>,
 }
@@ -198,13 +207,36 @@ struct Informer {
 /// own task. With `latencies`, every `Apply` event (an update seen by the
 /// watch, never one of the initial list) carrying the written-at annotation
 /// adds `now - written-at` in ms; the task returns them when stopped.
-fn start_informer(client: Client, drop_managed_fields: bool, latencies: bool) -> Informer {
-    let (store, writer) = reflector::store::<Pod>();
-    let events = watcher(Api::<Pod>::all(client), watcher::Config::default())
+fn start_informer(client: Client, drop_managed_fields: bool, latencies: bool) -> Informer<Pod> {
+    let events = watcher(Api::<Pod>::all(client), watcher::Config::default());
+    drive(events, drop_managed_fields, latencies)
+}
+
+/// Starts a reflector over all pods' metadata, as [`start_informer`] does
+/// over the pods: a watcher of `Api<PartialObjectMeta<Pod>>`, which makes
+/// metadata-only requests (what kube 5 has instead of the deprecated
+/// `metadata_watcher`).
+fn start_metadata_informer(client: Client, drop_managed_fields: bool) -> Informer<PartialObjectMeta<Pod>> {
+    let events = watcher(Api::<PartialObjectMeta<Pod>>::all(client), watcher::Config::default());
+    drive(events, drop_managed_fields, false)
+}
+
+/// Caches the objects of `events` in a reflector store on a task of its own.
+fn drive<K>(
+    events: impl futures::Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
+    drop_managed_fields: bool,
+    latencies: bool,
+) -> Informer<K>
+where
+    K: Resource + Clone + Send + Sync + 'static,
+    K::DynamicType: Eq + std::hash::Hash + Clone + Default + Send + Sync,
+{
+    let (store, writer) = reflector::store::<K>();
+    let events = events
         // What kube-rs documents for trimming objects before they are cached.
-        .modify(move |pod: &mut Pod| {
+        .modify(move |obj: &mut K| {
             if drop_managed_fields {
-                pod.metadata.managed_fields = None;
+                obj.meta_mut().managed_fields = None;
             }
         })
         // The watcher itself retries at once; back off as controllers do.
@@ -223,8 +255,8 @@ fn start_informer(client: Client, drop_managed_fields: bool, latencies: bool) ->
             match event {
                 None => return Err("watch stream ended".to_string()),
                 Some(Ok(watcher::Event::InitDone)) => synced = true,
-                Some(Ok(watcher::Event::Apply(pod))) if latencies => {
-                    if let Some(ms) = latency_ms(&pod) {
+                Some(Ok(watcher::Event::Apply(obj))) if latencies => {
+                    if let Some(ms) = latency_ms(&obj) {
                         recorded.push(ms);
                     }
                 }
@@ -242,14 +274,17 @@ fn start_informer(client: Client, drop_managed_fields: bool, latencies: bool) ->
     Informer { store, stop, task }
 }
 
-/// Milliseconds since the pod's written-at annotation, if it has one.
-fn latency_ms(pod: &Pod) -> Option<f64> {
-    let stamp: i128 = pod.metadata.annotations.as_ref()?.get(WRITTEN_AT)?.parse().ok()?;
+/// Milliseconds since the object's written-at annotation, if it has one.
+fn latency_ms<K: Resource>(obj: &K) -> Option<f64> {
+    let stamp: i128 = obj.meta().annotations.as_ref()?.get(WRITTEN_AT)?.parse().ok()?;
     let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?.as_nanos() as i128;
     Some((now - stamp) as f64 / 1e6)
 }
 
-impl Informer {
+impl<K: Resource + Clone + 'static> Informer<K>
+where
+    K::DynamicType: Eq + std::hash::Hash + Clone,
+{
     /// Waits for the first full list to be in the cache and checks its size.
     async fn synced(&mut self, expect: usize) -> Result<usize> {
         if self.store.wait_until_ready().await.is_err() {
@@ -276,20 +311,21 @@ impl Informer {
     }
 }
 
-async fn sync(kubeconfig: PathBuf, expect: usize, drop_managed_fields: bool) -> Result<serde_json::Value> {
+async fn sync(
+    kubeconfig: PathBuf,
+    expect: usize,
+    drop_managed_fields: bool,
+    metadata: bool,
+) -> Result<serde_json::Value> {
     let client = client(&kubeconfig).await?;
     let rss_before = proc_status_kib("VmRSS")?;
 
     let start = Instant::now();
-    let mut informer = start_informer(client, drop_managed_fields, false);
-    let pods = informer.synced(expect).await?;
-    let synced_s = start.elapsed().as_secs_f64();
-
-    trim_heap();
-    let rss_after = proc_status_kib("VmRSS")?;
-    let peak = proc_status_kib("VmHWM")?;
-    // The cache (`informer.store`) is alive up to here, so it is measured.
-    drop(informer);
+    let (pods, synced_s, rss_after, peak) = if metadata {
+        measure_sync(start_metadata_informer(client, drop_managed_fields), expect, start).await?
+    } else {
+        measure_sync(start_informer(client, drop_managed_fields, false), expect, start).await?
+    };
 
     Ok(json!({
         "workload": "sync",
@@ -331,6 +367,26 @@ async fn churn(kubeconfig: PathBuf, expect: usize, duration: f64) -> Result<serd
         "p99_ms": percentile(&latencies, 0.99),
         "cpu_s": cpu_s,
     }))
+}
+
+/// Waits for `informer` to sync; then, its cache still alive, frees what is
+/// free and reads RSS: (pods, seconds since `start`, RSS KiB, peak RSS KiB).
+async fn measure_sync<K: Resource + Clone + 'static>(
+    mut informer: Informer<K>,
+    expect: usize,
+    start: Instant,
+) -> Result<(usize, f64, u64, u64)>
+where
+    K::DynamicType: Eq + std::hash::Hash + Clone,
+{
+    let pods = informer.synced(expect).await?;
+    let synced_s = start.elapsed().as_secs_f64();
+    trim_heap();
+    let rss_after = proc_status_kib("VmRSS")?;
+    let peak = proc_status_kib("VmHWM")?;
+    // The cache (`informer.store`) is alive up to here, so it is measured.
+    drop(informer);
+    Ok((pods, synced_s, rss_after, peak))
 }
 
 /// Nearest-rank percentile of sorted values; 0 when there are none.

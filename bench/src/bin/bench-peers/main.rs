@@ -157,7 +157,10 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         // alternating the two gave both 0.75 s: a protobuf sync right after
         // another came out faster. Like ours by default, it runs after a
         // JSON sync.
-        let variants: [(&Program, &[&str], &[&str]); 9] = [
+        // Metadata only: ours, client-go's metadatainformer and kube-rs's
+        // watcher of `PartialObjectMeta<Pod>`, all without managedFields
+        // (ours drops them by default).
+        let variants: [(&Program, &[&str], &[&str]); 12] = [
             (&ours, &["default", "managedFields dropped"], &[]),
             (&ours, &["JSON", "JSON, managedFields dropped"], &["--json"]),
             (&client_go, &["default"], &[]),
@@ -167,6 +170,9 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             (&client_go, &["JSON"], &["--json"]),
             (&ours, &["DeltaFIFO"], &["--queue", "delta-fifo"]),
             (&client_go, &["JSON, managedFields dropped"], &["--json", "--drop-managed-fields"]),
+            (&ours, &["metadata only"], &["--metadata"]),
+            (&client_go, &["metadata only"], &["--metadata", "--drop-managed-fields"]),
+            (&kube_rs, &["metadata only"], &["--metadata", "--drop-managed-fields"]),
         ];
         for _ in 0..runs {
             for (p, labels, flags) in variants {

@@ -173,6 +173,8 @@ impl Row {
             ("decode", "throughput, MB/s") => (Some("≥ 3"), Some("≥ 1.5")),
             ("sync, default", "time to synced, s") => (Some("≤ 0.8"), Some("≤ 1.0")),
             ("sync, managedFields dropped", "RSS per cached pod, bytes") => (Some("≤ 0.5"), Some("≤ 0.5")),
+            // And at most 1 KB a pod.
+            ("sync, metadata only", "RSS per cached pod, bytes") => (None, Some("< 1")),
             ("churn", "latency p99, ms") => (Some("≤ 1.0"), None),
             (w, "ops/s") if w.starts_with("workqueue") => (Some("≥ 2"), None),
             (_, "clean build, s") => (None, Some("≤ 0.5")),
