@@ -77,6 +77,9 @@ pub struct TypeDef {
     pub owner: Option<String>,
     /// Provided by the Kubernetes crate this one depends on, not generated here.
     pub external: bool,
+    /// The schema's `x-kubernetes-map-type`: how server-side apply merges
+    /// a value of it, unless the property holding it says otherwise.
+    pub map_type: Option<MapType>,
 }
 
 /// How a type is represented.
@@ -154,6 +157,52 @@ pub struct Field {
     /// The fields not declared (`x-kubernetes-preserve-unknown-fields` at
     /// the root of a kind): a map flattened into the object.
     pub flatten: bool,
+    /// How server-side apply merges the value, as the property says.
+    pub merge: MergeFacts,
+}
+
+/// What a schema node says of how server-side apply merges its value, as
+/// kube-openapi's `schemaconv` reads it into structured-merge-diff's
+/// schema. Parallel to [`FieldType`]: an array's items and a map's values
+/// have their own in [`MergeFacts::inner`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MergeFacts {
+    /// The node's own `x-kubernetes-map-type`; on a `$ref` (or one-member
+    /// `allOf`) property it overrides the referenced schema's.
+    pub map_type: Option<MapType>,
+    /// An array's list type: `x-kubernetes-list-type`, else `merge` in
+    /// `x-kubernetes-patch-strategy` (associative), else atomic.
+    pub list_type: ListType,
+    /// The facts of an array's items or of a map's values.
+    pub inner: Option<Box<MergeFacts>>,
+}
+
+/// `x-kubernetes-map-type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapType {
+    /// Replaced whole.
+    Atomic,
+    /// Merged key by key (the default for objects and maps).
+    Granular,
+}
+
+/// How an array merges.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ListType {
+    /// Replaced whole (the default).
+    #[default]
+    Atomic,
+    /// Elements are scalars (or atomic values) merged by value.
+    Set,
+    /// Elements are objects merged by their key fields.
+    Map,
+}
+
+impl ListType {
+    /// Whether elements merge one by one.
+    pub fn is_associative(self) -> bool {
+        self != ListType::Atomic
+    }
 }
 
 /// The type of a field, independent of Rust spelling.

@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::error::{Error, Result, pointer_token};
-use crate::ir::{Field, FieldType, Gvk, OBJECT_META, Shape, Special, TypeDef, Variant};
+use crate::ir::{Field, FieldType, Gvk, ListType, MapType, MergeFacts, OBJECT_META, Shape, Special, TypeDef, Variant};
 use crate::naming;
 use crate::schema::{AdditionalProperties, Schema};
 
@@ -159,6 +159,7 @@ impl<'a> Lowering<'a> {
         })?;
         let gvks = gvks(schema.gvk.as_ref())
             .map_err(|m| self.err(&format!("{pointer}/x-kubernetes-group-version-kind"), m))?;
+        let map_type = self.map_type(schema, &pointer)?;
         let mut def = TypeDef {
             schema_name: name.to_owned(),
             feature: naming::module_feature(&module),
@@ -171,6 +172,7 @@ impl<'a> Lowering<'a> {
             shape: Shape::Special(Special::JsonValue),
             owner: None,
             external: false,
+            map_type,
         };
         def.shape = if let Some(special) = special_for(name) {
             Shape::Special(special)
@@ -195,6 +197,7 @@ impl<'a> Lowering<'a> {
         let holds_object = (place.segments.is_empty() || schema.embedded_resource) && is_kind_like(schema);
         for (json_name, prop) in &schema.properties {
             let p = place.child(Some(json_name), &format!("/properties/{}", pointer_token(json_name)));
+            let merge = self.merge_facts(prop, &p.pointer)?;
             let ty = if json_name == "metadata" && holds_object {
                 // A kind's (or embedded resource's) metadata is always
                 // ObjectMeta, whatever the CRD says of it.
@@ -211,6 +214,7 @@ impl<'a> Lowering<'a> {
                 doc: field_doc(prop, !is_builtin_schema(&place.owner.schema_name)),
                 boxed: false,
                 flatten: false,
+                merge,
             });
         }
         let wire: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
@@ -277,6 +281,88 @@ impl<'a> Lowering<'a> {
             }
             Some(AdditionalProperties::Bool(true)) => FieldType::Map(Box::new(FieldType::Json)),
             _ => FieldType::Json,
+        })
+    }
+
+    /// What the node at `pointer` (a property, array item or map value)
+    /// says of how server-side apply merges its value, as kube-openapi's
+    /// `schemaconv` reads it.
+    fn merge_facts(&self, schema: &Schema, pointer: &str) -> Result<MergeFacts> {
+        // A one-member `allOf` stands for its member, whose keywords count
+        // where the node has none of its own.
+        let member = (schema.ty.is_none() && schema.all_of.len() == 1 && schema.properties.is_empty())
+            .then(|| (&schema.all_of[0], format!("{pointer}/allOf/0")));
+        let mut map_type = self.map_type(schema, pointer)?;
+        let mut list_type = self.list_type(schema, pointer)?;
+        let (node, node_pointer) = match &member {
+            Some((m, at)) => {
+                map_type = map_type.or(self.map_type(m, at)?);
+                if schema.list_type.is_none() && schema.patch_strategy.is_none() {
+                    list_type = self.list_type(m, at)?;
+                }
+                (*m, at.as_str())
+            }
+            // An inline node names no schema whose map type could apply:
+            // one lowered to a type it copies (a CRD's selector written out
+            // is `LabelSelector`, which is atomic) stays granular.
+            None if schema.reference.is_none() => {
+                map_type = map_type.or(Some(MapType::Granular));
+                (schema, pointer)
+            }
+            None => (schema, pointer),
+        };
+        let inner = if let Some(items) = &node.items {
+            Some(self.merge_facts(items, &format!("{node_pointer}/items"))?)
+        } else if let Some(AdditionalProperties::Schema(values)) = &node.additional_properties {
+            Some(self.merge_facts(values, &format!("{node_pointer}/additionalProperties"))?)
+        } else if node.ty.as_deref() == Some("array") {
+            // The items of an array without `items` are untyped and atomic.
+            Some(MergeFacts { map_type: Some(MapType::Atomic), ..MergeFacts::default() })
+        } else {
+            None
+        };
+        Ok(MergeFacts { map_type, list_type, inner: inner.map(Box::new) })
+    }
+
+    /// A node's `x-kubernetes-map-type`.
+    fn map_type(&self, schema: &Schema, pointer: &str) -> Result<Option<MapType>> {
+        Ok(match schema.map_type.as_deref() {
+            None => None,
+            Some("atomic") => Some(MapType::Atomic),
+            Some("granular") => Some(MapType::Granular),
+            Some(other) => {
+                return Err(self.err(
+                    &format!("{pointer}/x-kubernetes-map-type"),
+                    format!("unknown map type {other:?}: expected \"atomic\" or \"granular\""),
+                ));
+            }
+        })
+    }
+
+    /// A node's list type: `x-kubernetes-list-type`, else, as for built-in
+    /// types without one, a patch strategy containing `merge` makes the
+    /// list associative; otherwise atomic.
+    fn list_type(&self, schema: &Schema, pointer: &str) -> Result<ListType> {
+        Ok(match schema.list_type.as_deref() {
+            Some("atomic") => ListType::Atomic,
+            Some("set") => ListType::Set,
+            Some("map") => ListType::Map,
+            Some(other) => {
+                return Err(self.err(
+                    &format!("{pointer}/x-kubernetes-list-type"),
+                    format!("unknown list type {other:?}: expected \"atomic\", \"set\" or \"map\""),
+                ));
+            }
+            None => match schema.patch_strategy.as_deref() {
+                Some(strategy) if strategy.split(',').any(|s| s == "merge") => {
+                    if schema.patch_merge_key.is_some() {
+                        ListType::Map
+                    } else {
+                        ListType::Set
+                    }
+                }
+                _ => ListType::Atomic,
+            },
         })
     }
 
@@ -351,6 +437,8 @@ impl<'a> Lowering<'a> {
             shape: Shape::Special(Special::JsonValue),
             owner: Some(owner.schema_name.clone()),
             external: false,
+            // Validated with the property's merge facts.
+            map_type: self.map_type(schema, &place.pointer).ok().flatten(),
         }
     }
 
@@ -380,6 +468,7 @@ fn rest_field(fields: &[Field]) -> Field {
         ),
         boxed: false,
         flatten: true,
+        merge: MergeFacts::default(),
     }
 }
 

@@ -17,7 +17,7 @@ pub mod apply;
 mod clashes;
 pub mod fields;
 
-pub use apply::{ApplyField, ApplyKind, ApplyPlan, ApplyType, Builder};
+pub use apply::{ApplyField, ApplyKind, ApplyPlan, ApplyType, Builder, Merge};
 pub use fields::{Codec, Embedding, FieldPlan, Seed, StructPlan, is_kind};
 
 /// Everything the emitters need beyond the type definitions.

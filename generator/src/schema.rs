@@ -94,18 +94,28 @@ pub struct Schema {
     #[serde(rename = "x-kubernetes-embedded-resource", default)]
     pub embedded_resource: bool,
     /// `x-kubernetes-list-type` (`atomic`, `set`, `map`): how server-side
-    /// apply merges the array. Not reflected in types; read only to refuse it
-    /// where a structural CRD schema may not have it.
+    /// apply merges the array. Not reflected in types; read for the merge
+    /// facts apply configurations extract by ([`crate::ir::MergeFacts`]) and
+    /// to refuse it where a structural CRD schema may not have it.
     #[serde(rename = "x-kubernetes-list-type")]
     pub list_type: Option<String>,
     /// `x-kubernetes-list-map-keys`: the item fields that identify an element
-    /// of a `map` list. Read only for the structural rules, as the list type.
+    /// of a `map` list. Read only for the structural rules.
     #[serde(rename = "x-kubernetes-list-map-keys", default)]
     pub list_map_keys: Vec<String>,
     /// `x-kubernetes-map-type` (`atomic`, `granular`): how server-side apply
-    /// merges the object. Read only for the structural rules, as the list type.
+    /// merges the object. Read as the list type.
     #[serde(rename = "x-kubernetes-map-type")]
     pub map_type: Option<String>,
+    /// `x-kubernetes-patch-strategy` (`merge`, `retainKeys`, ...): a
+    /// built-in array without a list type whose strategy contains `merge`
+    /// is associative for server-side apply too.
+    #[serde(rename = "x-kubernetes-patch-strategy")]
+    pub patch_strategy: Option<String>,
+    /// `x-kubernetes-patch-merge-key`: the item field identifying an
+    /// element of such an array (without one it is a set).
+    #[serde(rename = "x-kubernetes-patch-merge-key")]
+    pub patch_merge_key: Option<String>,
     /// `x-kubernetes-validations`: CEL rules the apiserver checks on writes.
     /// The generator copies them into the field's docs; it never evaluates
     /// them.

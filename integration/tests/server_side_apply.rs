@@ -146,3 +146,23 @@ async fn a_custom_kind_is_applied_and_extracted_the_same_way() {
     assert_eq!(json_of(&WidgetApply::extract(&current, "first").unwrap()), json_of(&first));
     assert_eq!(json_of(&WidgetApply::extract(&current, "second").unwrap()), json_of(&second));
 }
+
+#[tokio::test]
+async fn what_the_apiserver_defaulted_inside_an_applied_struct_is_not_extracted() {
+    use k8s_client::api::apps::v1::DeploymentStrategyApply;
+    let namespace = support::namespace("ssa-defaults");
+    let deployments = support::clientset().apps_v1().deployments(&namespace);
+    // An empty strategy: the apiserver fills in type and rollingUpdate,
+    // which no manager owns; the selector is atomic, owned whole.
+    let mut config = shape(&namespace, vec![container("app", "nginx:1")]);
+    config.spec.as_mut().unwrap().strategy = Some(Box::new(DeploymentStrategyApply::default()));
+    deployments.apply("web", &config, &ApplyOptions::new("shaper")).await.unwrap();
+    let current = read(&deployments).await;
+    let strategy = current.spec.as_ref().unwrap().strategy.as_ref().unwrap();
+    assert_eq!(strategy.type_.as_deref(), Some("RollingUpdate"), "defaulted");
+    assert_eq!(
+        json_of(&DeploymentApply::extract(&current, "shaper").unwrap()),
+        json_of(&shape(&namespace, vec![container("app", "nginx:1")])),
+        "the selector whole, the strategy's defaults not"
+    );
+}

@@ -42,3 +42,53 @@ pub trait ApplyConfiguration<K>: Serialize {}
 impl<K> ApplyConfiguration<K> for serde_json::Value {}
 
 impl<K: Object + Serialize> ApplyConfiguration<K> for K {}
+
+/// How a value merges in server-side apply, from the schema's
+/// `x-kubernetes-map-type`, `x-kubernetes-list-type` (or the patch strategy
+/// it falls back to) and `x-kubernetes-preserve-unknown-fields`, as
+/// structured-merge-diff reads them: [`extract`] needs it to tell a value
+/// a manager owns whole from one it owns part by part.
+#[derive(Clone, Copy, Debug)]
+pub enum Merge {
+    /// Replaced whole: a scalar, or an atomic list, map or struct.
+    Atomic,
+    /// A struct merged field by field; its fields' merges.
+    Struct(fn() -> &'static [(&'static str, Merge)]),
+    /// A map merged key by key; how each value merges.
+    Map(&'static Merge),
+    /// A list merged element by element (list-type `map` or `set`); how
+    /// each element merges.
+    List(&'static Merge),
+    /// Preserved unknown fields: objects merged key by key, lists and
+    /// scalars whole (structured-merge-diff's deduced type).
+    Deduced,
+}
+
+impl Merge {
+    /// How field or key `name` of a value merging as `self` merges.
+    fn field(self, name: &str) -> Merge {
+        match self {
+            // A handful of entries: looked through, not searched.
+            Merge::Struct(fields) => fields().iter().find(|(field, _)| *field == name).map_or(Merge::Atomic, |f| f.1),
+            Merge::Map(value) => *value,
+            Merge::Deduced => Merge::Deduced,
+            Merge::Atomic | Merge::List(_) => Merge::Atomic,
+        }
+    }
+
+    /// How an element of a list merging as `self` merges.
+    fn element(self) -> Merge {
+        match self {
+            Merge::List(element) => *element,
+            Merge::Atomic | Merge::Struct(_) | Merge::Map(_) | Merge::Deduced => Merge::Atomic,
+        }
+    }
+}
+
+/// How the fields of a generated apply configuration merge; generated with
+/// it (the `apply` feature) for [`extract`].
+pub trait MergeFields {
+    /// The fields that do not merge atomically, sorted by JSON name; a field
+    /// not listed is [`Merge::Atomic`].
+    fn merge_fields() -> &'static [(&'static str, Merge)];
+}

@@ -14,7 +14,7 @@ use quote::quote;
 
 use super::tokens::{doc_attr, ident, rust_type, type_path_named};
 use crate::ir::{Api, FieldType};
-use crate::plan::{ApplyField, ApplyKind, ApplyPlan, ApplyType, Builder, StructPlan};
+use crate::plan::{ApplyField, ApplyKind, ApplyPlan, ApplyType, Builder, Merge, StructPlan};
 
 /// The crate feature the apply configurations are behind.
 pub const FEATURE: &str = "apply";
@@ -100,6 +100,10 @@ pub fn emit_apply(api: &Api, sp: &StructPlan, ap: &ApplyPlan) -> TokenStream {
             impl ::k8s_client_runtime::apply::ApplyConfiguration<#target> for #name {}
         }
     });
+    let merge_fields = ap.merge_fields.iter().map(|(json, m)| {
+        let m = merge(api, m);
+        quote!((#json, #m),)
+    });
     quote! {
         #doc
         #cfg
@@ -123,6 +127,35 @@ pub fn emit_apply(api: &Api, sp: &StructPlan, ap: &ApplyPlan) -> TokenStream {
             #extract
         }
         #trait_impl
+        #cfg
+        impl ::k8s_client_runtime::apply::MergeFields for #name {
+            #[inline]
+            fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+                &[#(#merge_fields)*]
+            }
+        }
+    }
+}
+
+/// The runtime's `Merge` value of `m`; a struct's names its apply
+/// configuration's field list, so nested structs cost no table here.
+fn merge(api: &Api, m: &Merge) -> TokenStream {
+    let runtime = quote!(::k8s_client_runtime::apply::Merge);
+    match m {
+        Merge::Atomic => quote!(#runtime::Atomic),
+        Merge::Deduced => quote!(#runtime::Deduced),
+        Merge::Struct { schema, name } => {
+            let path = type_path_named(api, schema, name);
+            quote!(#runtime::Struct(<#path as ::k8s_client_runtime::apply::MergeFields>::merge_fields))
+        }
+        Merge::Map(inner) => {
+            let inner = merge(api, inner);
+            quote!(#runtime::Map(&#inner))
+        }
+        Merge::List(inner) => {
+            let inner = merge(api, inner);
+            quote!(#runtime::List(&#inner))
+        }
     }
 }
 

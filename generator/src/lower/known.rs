@@ -11,7 +11,7 @@
 //! `FooStatusConditions` copy. The table is checked against the pinned
 //! Kubernetes spec by a unit test.
 
-use crate::ir::{Field, FieldType, Gvk, LABEL_SELECTOR, LIST_META, OBJECT_META, Shape, Special, TypeDef};
+use crate::ir::{Field, FieldType, Gvk, LABEL_SELECTOR, LIST_META, MapType, OBJECT_META, Shape, Special, TypeDef};
 use crate::naming;
 
 /// `metav1.Condition`, the status condition controllers copy into their
@@ -37,6 +37,7 @@ fn field(json: &str, ty: FieldType, required: bool) -> Field {
         doc: None,
         boxed: false,
         flatten: false,
+        merge: Default::default(),
     }
 }
 
@@ -95,6 +96,9 @@ pub fn external_types() -> Vec<TypeDef> {
             shape,
             owner: None,
             external: true,
+            // As the spec has them: a selector and an owner reference are
+            // replaced whole.
+            map_type: [LABEL_SELECTOR, OWNER_REFERENCE].contains(&schema).then_some(MapType::Atomic),
         }
     };
     let type_meta = |fields: Vec<Field>| {
@@ -174,6 +178,7 @@ mod tests {
         for def in external_types() {
             let real = &api.types[&def.schema_name];
             assert_eq!((&def.module, &def.rust_name, &def.feature), (&real.module, &real.rust_name, &real.feature));
+            assert_eq!(def.map_type, real.map_type, "{}", def.schema_name);
             // The fields the table gives are the real ones.
             let (Shape::Struct(fields), Shape::Struct(real_fields)) = (&def.shape, &real.shape) else { continue };
             for f in fields {

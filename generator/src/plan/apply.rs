@@ -19,7 +19,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::KindPlan;
 use super::fields::{Codec, FieldPlan, Seed, StructPlan, is_kind};
 use super::fields::{is_struct, is_text_map};
-use crate::ir::{Api, Field, FieldType, Gvk, LIST_META, OBJECT_META, Shape, TypeDef, Verb};
+use crate::ir::{
+    Api, Field, FieldType, Gvk, LIST_META, MapType, MergeFacts, OBJECT_META, Shape, Special, TypeDef, Verb,
+};
 use crate::naming;
 
 /// The apply configuration of one struct.
@@ -35,6 +37,9 @@ pub struct ApplyPlan<'a> {
     pub type_meta: Option<&'a Gvk>,
     /// What a kind has beyond its fields.
     pub kind: Option<ApplyKind<'a>>,
+    /// How the fields that are not atomic merge, sorted by JSON name: what
+    /// `extract` reads the managed fields by (`MergeFields`).
+    pub merge_fields: Vec<(&'a str, Merge<'a>)>,
 }
 
 impl<'a> ApplyPlan<'a> {
@@ -79,6 +84,33 @@ pub enum ApplyType<'a> {
     List(Box<ApplyType<'a>>),
     /// A map holding structs.
     Map(Box<ApplyType<'a>>),
+}
+
+/// How server-side apply merges a value (the runtime's
+/// `k8s_client_runtime::apply::Merge`), decided from the field's
+/// [`MergeFacts`] and its type: what tells `extract` whether a member of
+/// the managed fields owns the value whole or only the parts listed below
+/// it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Merge<'a> {
+    /// Replaced whole: a scalar, or an atomic list, map or struct.
+    Atomic,
+    /// A struct merged field by field, as its apply configuration's
+    /// fields say.
+    Struct {
+        /// The struct's schema (for its module).
+        schema: &'a str,
+        /// Its apply configuration's name.
+        name: String,
+    },
+    /// A map merged key by key; how each value merges.
+    Map(Box<Merge<'a>>),
+    /// A `set` or `map` list merged element by element; how each element
+    /// merges.
+    List(Box<Merge<'a>>),
+    /// Untyped JSON (preserved unknown fields, `RawExtension`): objects
+    /// merged key by key, lists and scalars whole.
+    Deduced,
 }
 
 /// What a field's builder does, as client-go's `With<Field>`.
@@ -218,7 +250,53 @@ pub fn apply_plan<'a>(
     let fields: Vec<ApplyField<'a>> = sp.fields.iter().map(|fp| apply_field(api, names, fp.field, fp)).collect();
     let rest = sp.rest.map(|f| (f, naming::apply_method_name(&f.rust_name)));
     let kind_extras = sp.type_meta.map(|_| apply_kind(api, names, &fields, kind));
-    Some(ApplyPlan { name, fields, rest, type_meta: sp.type_meta, kind: kind_extras })
+    let mut merge_fields: Vec<(&'a str, Merge<'a>)> = sp
+        .fields
+        .iter()
+        .map(|fp| (fp.field.json_name.as_str(), merge(api, names, &fp.field.ty, &fp.field.merge)))
+        .filter(|(_, m)| *m != Merge::Atomic)
+        .collect();
+    merge_fields.sort_by(|a, b| a.0.cmp(b.0));
+    Some(ApplyPlan { name, fields, rest, type_meta: sp.type_meta, kind: kind_extras, merge_fields })
+}
+
+/// How a value of type `ty` merges, given what its schema node says
+/// (`facts`), as kube-openapi's `schemaconv` reads a schema: a
+/// `x-kubernetes-map-type: atomic` node (or referenced schema, unless the
+/// property says `granular`) is atomic; structs and maps are otherwise
+/// granular; a list is granular when its list type is `set` or `map`;
+/// untyped JSON is deduced from the value.
+pub fn merge<'a>(api: &'a Api, names: &BTreeMap<&'a str, String>, ty: &'a FieldType, facts: &MergeFacts) -> Merge<'a> {
+    let inner = facts.inner.as_deref().cloned().unwrap_or_default();
+    let atomic = facts.map_type == Some(MapType::Atomic);
+    match ty {
+        FieldType::Ref(r) => {
+            let def = api.types.get(r.as_str());
+            if facts.map_type.or(def.and_then(|d| d.map_type)) == Some(MapType::Atomic) {
+                return Merge::Atomic;
+            }
+            match def.map(|d| &d.shape) {
+                Some(Shape::Struct(_)) => match names.get_key_value(r.as_str()) {
+                    Some((schema, name)) => Merge::Struct { schema, name: name.clone() },
+                    None => Merge::Atomic,
+                },
+                Some(Shape::Special(
+                    Special::JsonValue
+                    | Special::RawJsonText
+                    | Special::SchemaOrArray
+                    | Special::SchemaOrBool
+                    | Special::SchemaOrStringArray,
+                )) => Merge::Deduced,
+                _ => Merge::Atomic,
+            }
+        }
+        FieldType::Json if !atomic => Merge::Deduced,
+        FieldType::Array(item) if facts.list_type.is_associative() => {
+            Merge::List(Box::new(merge(api, names, item, &inner)))
+        }
+        FieldType::Map(value) if !atomic => Merge::Map(Box::new(merge(api, names, value, &inner))),
+        _ => Merge::Atomic,
+    }
 }
 
 /// The apply field of `f`, held as the struct's field `fp` is (boxed or
@@ -315,3 +393,6 @@ fn apply_kind<'a>(
     });
     ApplyKind { metadata, constructor, delegates, extract }
 }
+
+#[cfg(test)]
+mod tests;

@@ -138,6 +138,7 @@ mod tests {
             doc: None,
             boxed: false,
             flatten: false,
+            merge: Default::default(),
         };
         TypeDef {
             schema_name: format!("com.example.v1.{name}"),
@@ -151,6 +152,7 @@ mod tests {
             shape: Shape::Struct(vec![field]),
             owner: None,
             external: false,
+            map_type: None,
         }
     }
 

@@ -4,7 +4,8 @@
 use serde::Serialize;
 use serde_json::{Map as JsonMap, Value};
 
-use super::fields_v1::FieldSet;
+use super::fields_v1::{FieldSet, PathElement};
+use super::{Merge, MergeFields};
 use crate::codec::fields::{self, DecodeFields};
 
 /// Why [`extract`] failed.
@@ -55,18 +56,21 @@ pub enum ExtractError {
 /// `<Kind>Apply::extract` and `extract_status` call this. Name and
 /// namespace are always set, so the result can be applied as it is.
 ///
-/// Which fields a manager owns is read as structured-merge-diff reads its
-/// field set: the leaves of the set (a struct field, a map key, an
-/// associative-list element by its key fields, a set element by value),
-/// each leaf taken whole; a leaf whose parts other managers own (a map
-/// this manager created whose keys others set) contributes nothing.
+/// The field set is read as structured-merge-diff reads it, with the
+/// schema's merge types ([`MergeFields`]): each leaf of the set (a struct
+/// field, a map key, an associative-list element by its key fields, a set
+/// element by value) that is merged whole (a scalar, an atomic list, map or
+/// struct) is taken whole; a leaf that is merged part by part (a granular
+/// struct, map or list, such as a `strategy: {}` the manager applied and
+/// the apiserver then defaulted) contributes nothing, as none of its parts
+/// is the manager's.
 ///
 /// A manager with no `Apply` entry (it never applied, or others took all
 /// its fields) gives a configuration with only the name and namespace, as
 /// client-go's does. `object` must carry managedFields: one read with a
 /// client's `get` does; one from an informer's cache, which drops them,
 /// gives that empty configuration.
-pub fn extract<A: DecodeFields>(
+pub fn extract<A: DecodeFields + MergeFields>(
     object: &impl Serialize,
     field_manager: &str,
     subresource: &str,
@@ -78,7 +82,6 @@ pub fn extract<A: DecodeFields>(
         Some(_) => return Err(ExtractError::ManagedFieldsNotAList),
     };
     let mut owned = None;
-    let mut others = Vec::with_capacity(entries.len());
     for (index, entry) in entries.iter().enumerate() {
         let entry = ManagedFieldsEntry::read(entry).map_err(|reason| ExtractError::ManagedFields { index, reason })?;
         let set = entry.field_set().map_err(|(path, reason)| ExtractError::FieldsV1 {
@@ -91,14 +94,11 @@ pub fn extract<A: DecodeFields>(
             entry.manager == field_manager && entry.operation == "Apply" && entry.subresource == subresource;
         if is_wanted && owned.is_none() {
             owned = Some(set);
-        } else {
-            others.push(set);
         }
     }
-    let others: Vec<&FieldSet> = others.iter().collect();
     let mut config = match &owned {
         // The root is never a member: a set with nothing below owns nothing.
-        Some(set) if !set.children.is_empty() => match owned_part(&value, set, &others) {
+        Some(set) if !set.children.is_empty() => match owned_part(&value, set, Merge::Struct(A::merge_fields)) {
             Some(Value::Object(fields)) => fields,
             _ => JsonMap::new(),
         },
@@ -109,23 +109,30 @@ pub fn extract<A: DecodeFields>(
         .map_err(|source| ExtractError::Decode { type_name: A::NAME, source })
 }
 
-/// The part of `value` that the leaves of `set` cover, or `None` for none;
-/// `others` are the other managers' sets at the same path.
-fn owned_part(value: &Value, set: &FieldSet, others: &[&FieldSet]) -> Option<Value> {
+/// The part of `value`, which merges as `merge`, that the leaves of `set`
+/// cover, or `None` for none.
+fn owned_part(value: &Value, set: &FieldSet, merge: Merge) -> Option<Value> {
+    let granular = match merge {
+        Merge::Atomic => false,
+        Merge::Struct(_) | Merge::Map(_) | Merge::List(_) => true,
+        Merge::Deduced => value.is_object(),
+    };
+    if !granular {
+        // Whole, whether a leaf or (when the set and the schema disagree)
+        // with steps below it, as structured-merge-diff takes an atomic value.
+        return Some(value.clone());
+    }
     if set.is_leaf() {
-        // A leaf is taken whole, unless others own parts of it: then it is a
-        // granular map or list whose members this manager no longer owns
-        // (structured-merge-diff extracts nothing of it either).
-        return others.iter().all(|other| other.is_leaf()).then(|| value.clone());
+        // None of a granular value's parts is in the set.
+        return None;
     }
     match value {
         Value::Object(fields) => {
             let mut out = JsonMap::new();
             for (element, below) in &set.children {
-                let super::fields_v1::PathElement::Field(name) = element else { continue };
+                let PathElement::Field(name) = element else { continue };
                 let Some(field) = fields.get(name) else { continue };
-                let others_below: Vec<&FieldSet> = others.iter().filter_map(|o| o.child(element)).collect();
-                if let Some(part) = owned_part(field, below, &others_below) {
+                if let Some(part) = owned_part(field, below, merge.field(name)) {
                     out.insert(name.clone(), part);
                 }
             }
@@ -134,18 +141,17 @@ fn owned_part(value: &Value, set: &FieldSet, others: &[&FieldSet]) -> Option<Val
         Value::Array(items) => {
             let mut out = Vec::new();
             for (index, item) in items.iter().enumerate() {
-                let Some((element, below)) = set.children.iter().find(|(e, _)| e.matches_item(index, item)) else {
+                let Some((_, below)) = set.children.iter().find(|(e, _)| e.matches_item(index, item)) else {
                     continue;
                 };
-                let others_below: Vec<&FieldSet> = others.iter().filter_map(|o| o.child(element)).collect();
-                if let Some(part) = owned_part(item, below, &others_below) {
+                if let Some(part) = owned_part(item, below, merge.element()) {
                     out.push(part);
                 }
             }
             (!out.is_empty()).then_some(Value::Array(out))
         }
-        // Steps below a scalar: the set and the object disagree; the value
-        // is what there is.
+        // A scalar where the schema has a struct, map or list: the value is
+        // what there is.
         scalar => Some(scalar.clone()),
     }
 }

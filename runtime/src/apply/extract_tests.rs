@@ -27,6 +27,56 @@ impl DecodeFields for Whole {
     }
 }
 
+/// The merge types of the objects below, as the Kubernetes schema has them.
+impl MergeFields for Whole {
+    fn merge_fields() -> &'static [(&'static str, Merge)] {
+        &[("metadata", Merge::Struct(metadata)), ("spec", Merge::Struct(spec)), ("status", Merge::Struct(status))]
+    }
+}
+
+fn metadata() -> &'static [(&'static str, Merge)] {
+    &[
+        ("annotations", Merge::Map(&Merge::Atomic)),
+        ("finalizers", Merge::List(&Merge::Atomic)),
+        ("labels", Merge::Map(&Merge::Atomic)),
+    ]
+}
+
+fn spec() -> &'static [(&'static str, Merge)] {
+    // `selector` and `atomic` merge whole: not listed.
+    &[
+        ("args", Merge::List(&Merge::Atomic)),
+        ("ports", Merge::List(&Merge::Struct(no_fields))),
+        ("strategy", Merge::Struct(strategy)),
+        ("template", Merge::Struct(template)),
+        ("unknown", Merge::Deduced),
+    ]
+}
+
+fn strategy() -> &'static [(&'static str, Merge)] {
+    &[("rollingUpdate", Merge::Struct(no_fields))]
+}
+
+fn template() -> &'static [(&'static str, Merge)] {
+    &[("spec", Merge::Struct(pod_spec))]
+}
+
+fn pod_spec() -> &'static [(&'static str, Merge)] {
+    &[("containers", Merge::List(&Merge::Struct(container)))]
+}
+
+fn container() -> &'static [(&'static str, Merge)] {
+    &[("resources", Merge::Struct(no_fields))]
+}
+
+fn status() -> &'static [(&'static str, Merge)] {
+    &[]
+}
+
+fn no_fields() -> &'static [(&'static str, Merge)] {
+    &[]
+}
+
 fn extracted(object: &Value, manager: &str, subresource: &str) -> Value {
     Value::Object(extract::<Whole>(object, manager, subresource).unwrap().0)
 }
@@ -121,20 +171,38 @@ fn a_manager_that_never_applied_gets_name_and_namespace_only() {
 }
 
 #[test]
-fn a_leaf_whose_parts_others_own_gives_nothing() {
-    // `mine` created the annotations map; `other` owns its only key.
+fn a_granular_leaf_gives_nothing_an_atomic_one_is_taken_whole() {
+    // `mine` applied `strategy: {}` and an empty `annotations` map, which
+    // the apiserver defaulted or others filled: none of their parts is
+    // `mine`'s. The selector is atomic: taken whole though only its field
+    // is in the set. A preserved-unknown object merges key by key, a list
+    // in it whole.
     let object = json!({
         "metadata": {
             "name": "x",
             "annotations": {"a": "1"},
             "finalizers": ["keep", "other"],
             "managedFields": [
-                entry("mine", "Apply", "", json!({"f:metadata": {"f:annotations": {}, "f:finalizers": {"v:\"keep\"": {}}}})),
-                entry("other", "Update", "", json!({"f:metadata": {"f:annotations": {"f:a": {}}, "f:finalizers": {"v:\"other\"": {}}}})),
+                entry("mine", "Apply", "", json!({
+                    "f:metadata": {"f:annotations": {}, "f:finalizers": {"v:\"keep\"": {}}},
+                    "f:spec": {"f:strategy": {}, "f:selector": {}, "f:unknown": {"f:list": {}, "f:object": {}}}
+                })),
+                entry("other", "Update", "", json!({"f:metadata": {"f:annotations": {"f:a": {}}}})),
             ]
+        },
+        "spec": {
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%"}},
+            "selector": {"matchLabels": {"app": "x"}},
+            "unknown": {"list": [1, 2], "object": {"k": "v"}, "scalar": 3}
         }
     });
-    assert_eq!(extracted(&object, "mine", ""), json!({"metadata": {"name": "x", "finalizers": ["keep"]}}));
+    assert_eq!(
+        extracted(&object, "mine", ""),
+        json!({"metadata": {"name": "x", "finalizers": ["keep"]}, "spec": {
+            "selector": {"matchLabels": {"app": "x"}},
+            "unknown": {"list": [1, 2]}
+        }})
+    );
 }
 
 #[test]
@@ -210,6 +278,11 @@ fn a_configuration_of_another_shape_is_a_decode_error() {
         ) -> Result<(), A::Error> {
             self.0 = map.next_value()?;
             Ok(())
+        }
+    }
+    impl MergeFields for Numbered {
+        fn merge_fields() -> &'static [(&'static str, Merge)] {
+            &[]
         }
     }
     let err = extract::<Numbered>(&deployment(), "mine", "").unwrap_err();

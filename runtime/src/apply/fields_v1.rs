@@ -97,6 +97,7 @@ impl FieldSet {
     }
 
     /// The set below step `element`, if it has one.
+    #[cfg(test)]
     pub(super) fn child(&self, element: &PathElement) -> Option<&FieldSet> {
         self.children.iter().find(|(e, _)| e == element).map(|(_, set)| set)
     }

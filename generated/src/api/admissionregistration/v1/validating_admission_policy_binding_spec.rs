@@ -365,3 +365,18 @@ impl ValidatingAdmissionPolicyBindingSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for ValidatingAdmissionPolicyBindingSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "validationActions",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+        ]
+    }
+}

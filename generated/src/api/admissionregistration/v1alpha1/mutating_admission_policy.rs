@@ -400,3 +400,23 @@ impl MutatingAdmissionPolicyApply {
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<MutatingAdmissionPolicy>
 for MutatingAdmissionPolicyApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicyApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::admissionregistration::v1alpha1::MutatingAdmissionPolicySpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -268,3 +268,23 @@ impl MutationApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for MutationApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "applyConfiguration",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::admissionregistration::v1alpha1::ApplyConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "jsonPatch",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::admissionregistration::v1alpha1::JSONPatchApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -266,3 +266,23 @@ impl MutationApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for MutationApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "applyConfiguration",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::admissionregistration::v1beta1::ApplyConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "jsonPatch",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::admissionregistration::v1beta1::JSONPatchApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -321,3 +321,23 @@ impl ServerStorageVersionApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ServerStorageVersionApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "decodableVersions",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "servedVersions",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+        ]
+    }
+}

@@ -85,3 +85,10 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionSpecApp
 ::k8s_client_runtime::impl_codec!(StorageVersionSpecApply);
 #[cfg(feature = "apply")]
 impl StorageVersionSpecApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for StorageVersionSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

@@ -328,3 +328,23 @@ impl DaemonSetSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DaemonSetSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "template",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PodTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "updateStrategy",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::apps::v1::DaemonSetUpdateStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -215,3 +215,17 @@ impl DaemonSetUpdateStrategyApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DaemonSetUpdateStrategyApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "rollingUpdate",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::apps::v1::RollingUpdateDaemonSetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -428,3 +428,23 @@ impl DeploymentSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeploymentSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "strategy",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::apps::v1::DeploymentStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "template",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PodTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -384,3 +384,19 @@ impl ReplicaSetStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ReplicaSetStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "conditions",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::apps::v1::ReplicaSetConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+        ]
+    }
+}

@@ -176,3 +176,10 @@ impl RollingUpdateStatefulSetStrategyApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for RollingUpdateStatefulSetStrategyApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

@@ -211,3 +211,11 @@ impl StatefulSetPersistentVolumeClaimRetentionPolicyApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for StatefulSetPersistentVolumeClaimRetentionPolicyApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

@@ -650,3 +650,35 @@ impl StatefulSetSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for StatefulSetSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "ordinals",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::apps::v1::StatefulSetOrdinalsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "persistentVolumeClaimRetentionPolicy",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "template",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PodTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "updateStrategy",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::apps::v1::StatefulSetUpdateStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -217,3 +217,17 @@ impl StatefulSetUpdateStrategyApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for StatefulSetUpdateStrategyApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "rollingUpdate",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::apps::v1::RollingUpdateStatefulSetStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

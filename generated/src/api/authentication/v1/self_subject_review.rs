@@ -387,3 +387,23 @@ impl SelfSubjectReviewApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectReviewApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "status",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::authentication::v1::SelfSubjectReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -159,3 +159,17 @@ impl SelfSubjectReviewStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectReviewStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "userInfo",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::authentication::v1::UserInfoApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

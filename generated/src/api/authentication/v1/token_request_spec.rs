@@ -248,3 +248,17 @@ impl TokenRequestSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for TokenRequestSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "boundObjectRef",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::authentication::v1::BoundObjectReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

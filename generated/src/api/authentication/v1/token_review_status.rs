@@ -290,3 +290,17 @@ impl TokenReviewStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for TokenReviewStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "user",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::authentication::v1::UserInfoApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -531,3 +531,23 @@ impl ResourceAttributesApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ResourceAttributesApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "fieldSelector",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::authorization::v1::FieldSelectorAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "labelSelector",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::authorization::v1::LabelSelectorAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -223,3 +223,23 @@ impl SelfSubjectAccessReviewSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectAccessReviewSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "nonResourceAttributes",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::authorization::v1::NonResourceAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "resourceAttributes",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::authorization::v1::ResourceAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

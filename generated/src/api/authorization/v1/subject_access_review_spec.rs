@@ -404,3 +404,29 @@ impl SubjectAccessReviewSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for SubjectAccessReviewSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "extra",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "nonResourceAttributes",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::authorization::v1::NonResourceAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "resourceAttributes",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::authorization::v1::ResourceAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

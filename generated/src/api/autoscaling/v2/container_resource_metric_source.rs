@@ -232,3 +232,17 @@ impl ContainerResourceMetricSourceApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ContainerResourceMetricSourceApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "target",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::MetricTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

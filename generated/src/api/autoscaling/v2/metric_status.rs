@@ -406,3 +406,41 @@ impl MetricStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for MetricStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "containerResource",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::ContainerResourceMetricStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "external",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::ExternalMetricStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "object",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::ObjectMetricStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "pods",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::PodsMetricStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "resource",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::ResourceMetricStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -242,3 +242,29 @@ impl ObjectMetricSourceApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ObjectMetricSourceApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "describedObject",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::CrossVersionObjectReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "metric",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::MetricIdentifierApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "target",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::MetricTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

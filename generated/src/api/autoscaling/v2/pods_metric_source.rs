@@ -195,3 +195,23 @@ impl PodsMetricSourceApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PodsMetricSourceApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metric",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::MetricIdentifierApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "target",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::MetricTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -189,3 +189,17 @@ impl ResourceMetricStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ResourceMetricStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "current",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::autoscaling::v2::MetricValueStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

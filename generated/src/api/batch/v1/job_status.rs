@@ -580,3 +580,17 @@ impl JobStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for JobStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "uncountedTerminatedPods",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::batch::v1::UncountedTerminatedPodsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

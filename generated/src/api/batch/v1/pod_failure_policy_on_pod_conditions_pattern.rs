@@ -195,3 +195,11 @@ impl PodFailurePolicyOnPodConditionsPatternApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for PodFailurePolicyOnPodConditionsPatternApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

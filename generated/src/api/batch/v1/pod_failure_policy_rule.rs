@@ -298,3 +298,17 @@ impl PodFailurePolicyRuleApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PodFailurePolicyRuleApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "onExitCodes",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::batch::v1::PodFailurePolicyOnExitCodesRequirementApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

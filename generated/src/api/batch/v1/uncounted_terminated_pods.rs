@@ -209,3 +209,23 @@ impl UncountedTerminatedPodsApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for UncountedTerminatedPodsApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "failed",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "succeeded",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+        ]
+    }
+}

@@ -394,3 +394,23 @@ impl ClusterTrustBundleApply {
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ClusterTrustBundle>
 for ClusterTrustBundleApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ClusterTrustBundleApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::certificates::v1beta1::ClusterTrustBundleSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -346,3 +346,10 @@ impl LeaseCandidateSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for LeaseCandidateSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

@@ -269,3 +269,29 @@ impl AffinityApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for AffinityApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "nodeAffinity",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::NodeAffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "podAffinity",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PodAffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "podAntiAffinity",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PodAntiAffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -277,3 +277,10 @@ impl CinderPersistentVolumeSourceApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for CinderPersistentVolumeSourceApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

@@ -474,3 +474,29 @@ impl ConfigMapApply {
 }
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ConfigMap> for ConfigMapApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ConfigMapApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "binaryData",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "data",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

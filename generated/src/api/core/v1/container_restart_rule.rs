@@ -196,3 +196,17 @@ impl ContainerRestartRuleApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ContainerRestartRuleApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "exitCodes",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ContainerRestartRuleOnExitCodesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -202,3 +202,17 @@ impl ContainerRestartRuleOnExitCodesApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ContainerRestartRuleOnExitCodesApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "values",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+        ]
+    }
+}

@@ -257,3 +257,29 @@ impl ContainerStateApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ContainerStateApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "running",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ContainerStateRunningApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "terminated",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ContainerStateTerminatedApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "waiting",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ContainerStateWaitingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -919,3 +919,57 @@ impl ContainerStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ContainerStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "allocatedResources",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "allocatedResourcesStatus",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::ResourceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "lastState",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ContainerStateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "resources",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ResourceRequirementsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "state",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ContainerStateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "user",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ContainerUserApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "volumeMounts",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::VolumeMountStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+        ]
+    }
+}

@@ -153,3 +153,17 @@ impl ContainerUserApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ContainerUserApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "linux",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::LinuxContainerUserApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -255,3 +255,23 @@ impl EnvFromSourceApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for EnvFromSourceApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "configMapRef",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ConfigMapEnvSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "secretRef",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::SecretEnvSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

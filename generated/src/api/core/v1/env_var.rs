@@ -237,3 +237,17 @@ impl EnvVarApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for EnvVarApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "valueFrom",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::EnvVarSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -175,3 +175,17 @@ impl EphemeralVolumeSourceApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for EphemeralVolumeSourceApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "volumeClaimTemplate",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PersistentVolumeClaimTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -383,3 +383,23 @@ impl LifecycleApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for LifecycleApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "postStart",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::LifecycleHandlerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "preStop",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::LifecycleHandlerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

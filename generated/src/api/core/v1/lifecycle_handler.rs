@@ -289,3 +289,35 @@ impl LifecycleHandlerApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for LifecycleHandlerApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "exec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ExecActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "httpGet",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::HTTPGetActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "sleep",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::SleepActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "tcpSocket",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::TCPSocketActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

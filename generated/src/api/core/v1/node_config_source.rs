@@ -157,3 +157,17 @@ impl NodeConfigSourceApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for NodeConfigSourceApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "configMap",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ConfigMapNodeConfigSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

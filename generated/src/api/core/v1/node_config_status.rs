@@ -303,3 +303,29 @@ impl NodeConfigStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for NodeConfigStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "active",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::NodeConfigSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "assigned",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::NodeConfigSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "lastKnownGood",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::NodeConfigSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -163,3 +163,17 @@ impl NodeDaemonEndpointsApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for NodeDaemonEndpointsApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "kubeletEndpoint",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::DaemonEndpointApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

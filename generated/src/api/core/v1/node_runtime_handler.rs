@@ -197,3 +197,17 @@ impl NodeRuntimeHandlerApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for NodeRuntimeHandlerApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "features",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::NodeRuntimeHandlerFeaturesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

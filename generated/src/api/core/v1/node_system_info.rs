@@ -568,3 +568,17 @@ impl NodeSystemInfoApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for NodeSystemInfoApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "swap",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::NodeSwapStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -601,3 +601,23 @@ impl PersistentVolumeClaimSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "dataSourceRef",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::TypedObjectReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "resources",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::VolumeResourceRequirementsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

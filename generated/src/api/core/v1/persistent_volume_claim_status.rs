@@ -651,3 +651,43 @@ impl PersistentVolumeClaimStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "allocatedResourceStatuses",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "allocatedResources",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "capacity",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "conditions",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::PersistentVolumeClaimConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "modifyVolumeStatus",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ModifyVolumeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

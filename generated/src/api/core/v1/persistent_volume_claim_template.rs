@@ -206,3 +206,23 @@ impl PersistentVolumeClaimTemplateApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimTemplateApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PersistentVolumeClaimSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

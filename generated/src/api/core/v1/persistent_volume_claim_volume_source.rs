@@ -183,3 +183,11 @@ impl PersistentVolumeClaimVolumeSourceApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for PersistentVolumeClaimVolumeSourceApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

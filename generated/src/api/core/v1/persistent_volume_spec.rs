@@ -1806,3 +1806,161 @@ impl PersistentVolumeSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "awsElasticBlockStore",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::AWSElasticBlockStoreVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "azureDisk",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::AzureDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "azureFile",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::AzureFilePersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "capacity",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "cephfs",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::CephFSPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "cinder",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::CinderPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "claimRef",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ObjectReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "csi",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::CSIPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "fc",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::FCVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "flexVolume",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::FlexPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "flocker",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::FlockerVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "gcePersistentDisk",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::GCEPersistentDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "glusterfs",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::GlusterfsPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "hostPath",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::HostPathVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "iscsi",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ISCSIPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "local",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::LocalVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "nfs",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::NFSVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "nodeAffinity",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::VolumeNodeAffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "photonPersistentDisk",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PhotonPersistentDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "portworxVolume",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PortworxVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "quobyte",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::QuobyteVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "rbd",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::RBDPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "scaleIO",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ScaleIOPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "storageos",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::StorageOSPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "vsphereVolume",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -764,3 +764,35 @@ impl PodSecurityContextApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PodSecurityContextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "appArmorProfile",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::AppArmorProfileApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "seLinuxOptions",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::SELinuxOptionsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "seccompProfile",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::SeccompProfileApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "windowsOptions",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::WindowsSecurityContextOptionsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

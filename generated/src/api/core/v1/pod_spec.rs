@@ -2215,3 +2215,123 @@ impl PodSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PodSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "affinity",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::AffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "containers",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::ContainerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "dnsConfig",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PodDNSConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "ephemeralContainers",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::EphemeralContainerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "hostAliases",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::HostAliasApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "imagePullSecrets",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "initContainers",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::ContainerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "os",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PodOSApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "overhead",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "resourceClaims",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::PodResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "resources",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ResourceRequirementsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "schedulingGates",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::PodSchedulingGateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "securityContext",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PodSecurityContextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "topologySpreadConstraints",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::TopologySpreadConstraintApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "volumes",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::VolumeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "workloadRef",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::WorkloadReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -153,3 +153,17 @@ impl SessionAffinityConfigApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for SessionAffinityConfigApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "clientIP",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ClientIPConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

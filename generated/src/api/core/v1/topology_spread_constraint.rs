@@ -514,3 +514,10 @@ impl TopologySpreadConstraintApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for TopologySpreadConstraintApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

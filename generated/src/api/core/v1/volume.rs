@@ -1799,3 +1799,191 @@ impl VolumeApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for VolumeApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "awsElasticBlockStore",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::AWSElasticBlockStoreVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "azureDisk",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::AzureDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "azureFile",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::AzureFileVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "cephfs",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::CephFSVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "cinder",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::CinderVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "configMap",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ConfigMapVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "csi",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::CSIVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "downwardAPI",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::DownwardAPIVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "emptyDir",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::EmptyDirVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "ephemeral",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::EphemeralVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "fc",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::FCVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "flexVolume",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::FlexVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "flocker",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::FlockerVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "gcePersistentDisk",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::GCEPersistentDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "gitRepo",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::GitRepoVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "glusterfs",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::GlusterfsVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "hostPath",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::HostPathVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "image",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ImageVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "iscsi",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ISCSIVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "nfs",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::NFSVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "persistentVolumeClaim",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PersistentVolumeClaimVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "photonPersistentDisk",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PhotonPersistentDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "portworxVolume",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PortworxVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "projected",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ProjectedVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "quobyte",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::QuobyteVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "rbd",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::RBDVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "scaleIO",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ScaleIOVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "secret",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::SecretVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "storageos",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::StorageOSVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "vsphereVolume",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

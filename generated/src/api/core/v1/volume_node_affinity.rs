@@ -153,3 +153,10 @@ impl VolumeNodeAffinityApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for VolumeNodeAffinityApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

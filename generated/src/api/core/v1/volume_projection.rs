@@ -469,3 +469,47 @@ impl VolumeProjectionApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for VolumeProjectionApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "clusterTrustBundle",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ClusterTrustBundleProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "configMap",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ConfigMapProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "downwardAPI",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::DownwardAPIProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "podCertificate",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PodCertificateProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "secret",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::SecretProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "serviceAccountToken",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::ServiceAccountTokenProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -183,3 +183,17 @@ impl WeightedPodAffinityTermApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for WeightedPodAffinityTermApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "podAffinityTerm",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PodAffinityTermApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -314,3 +314,23 @@ impl FlowSchemaSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for FlowSchemaSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "distinguisherMethod",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::flowcontrol::v1::FlowDistinguisherMethodApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "priorityLevelConfiguration",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::flowcontrol::v1::PriorityLevelConfigurationReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -195,3 +195,17 @@ impl LimitResponseApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for LimitResponseApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "queuing",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::flowcontrol::v1::QueuingConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

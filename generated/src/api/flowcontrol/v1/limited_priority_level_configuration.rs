@@ -309,3 +309,18 @@ impl LimitedPriorityLevelConfigurationApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for LimitedPriorityLevelConfigurationApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "limitResponse",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::flowcontrol::v1::LimitResponseApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -254,3 +254,23 @@ impl PriorityLevelConfigurationSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PriorityLevelConfigurationSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "exempt",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::flowcontrol::v1::ExemptPriorityLevelConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "limited",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::flowcontrol::v1::LimitedPriorityLevelConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

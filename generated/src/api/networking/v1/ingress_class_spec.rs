@@ -205,3 +205,17 @@ impl IngressClassSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for IngressClassSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "parameters",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::networking::v1::IngressClassParametersReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -229,3 +229,17 @@ impl IngressRuleApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for IngressRuleApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "http",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::networking::v1::HTTPIngressRuleValueApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -327,3 +327,17 @@ impl IngressSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for IngressSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "defaultBackend",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::networking::v1::IngressBackendApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

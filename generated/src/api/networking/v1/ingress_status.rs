@@ -161,3 +161,17 @@ impl IngressStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for IngressStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "loadBalancer",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::networking::v1::IngressLoadBalancerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

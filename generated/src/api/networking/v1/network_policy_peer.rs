@@ -275,3 +275,17 @@ impl NetworkPolicyPeerApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for NetworkPolicyPeerApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "ipBlock",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::networking::v1::IPBlockApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -151,3 +151,17 @@ impl IPAddressSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for IPAddressSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "parentRef",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::networking::v1beta1::ParentReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -206,3 +206,17 @@ impl DeviceCapacityApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeviceCapacityApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "requestPolicy",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1::CapacityRequestPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

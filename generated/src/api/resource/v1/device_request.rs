@@ -270,3 +270,17 @@ impl DeviceRequestApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeviceRequestApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "exactly",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1::ExactDeviceRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -398,3 +398,23 @@ impl ResourceClaimTemplateApply {
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ResourceClaimTemplate>
 for ResourceClaimTemplateApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimTemplateApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1::ResourceClaimTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -515,3 +515,17 @@ impl ResourceSliceSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ResourceSliceSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "pool",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1::ResourcePoolApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -205,3 +205,23 @@ impl DeviceTaintRuleSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintRuleSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "deviceSelector",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1alpha3::DeviceTaintSelectorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "taint",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1alpha3::DeviceTaintApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -237,3 +237,17 @@ impl DeviceClaimConfigurationApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeviceClaimConfigurationApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "opaque",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1beta1::OpaqueDeviceConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

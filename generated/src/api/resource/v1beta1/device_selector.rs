@@ -155,3 +155,17 @@ impl DeviceSelectorApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeviceSelectorApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "cel",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1beta1::CELDeviceSelectorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

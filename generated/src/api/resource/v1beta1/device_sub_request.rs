@@ -519,3 +519,17 @@ impl DeviceSubRequestApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeviceSubRequestApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "capacity",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1beta1::CapacityRequirementsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -190,3 +190,10 @@ impl OpaqueDeviceConfigurationApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for OpaqueDeviceConfigurationApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[("parameters", ::k8s_client_runtime::apply::Merge::Deduced)]
+    }
+}

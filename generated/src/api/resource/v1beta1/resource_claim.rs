@@ -455,3 +455,29 @@ impl ResourceClaimApply {
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ResourceClaim>
 for ResourceClaimApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1beta1::ResourceClaimSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "status",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1beta1::ResourceClaimStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

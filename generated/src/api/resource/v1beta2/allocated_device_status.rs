@@ -433,3 +433,26 @@ impl AllocatedDeviceStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for AllocatedDeviceStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "conditions",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::apimachinery::pkg::apis::meta::v1::ConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            ("data", ::k8s_client_runtime::apply::Merge::Deduced),
+            (
+                "networkData",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1beta2::NetworkDeviceDataApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -195,3 +195,19 @@ impl DeviceCounterConsumptionApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeviceCounterConsumptionApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "counters",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::resource::v1beta2::CounterApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+        ]
+    }
+}

@@ -159,3 +159,17 @@ impl ResourceClaimSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "devices",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::resource::v1beta2::DeviceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -85,3 +85,10 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for BasicSchedulingPolicy
 ::k8s_client_runtime::impl_codec!(BasicSchedulingPolicyApply);
 #[cfg(feature = "apply")]
 impl BasicSchedulingPolicyApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for BasicSchedulingPolicyApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

@@ -189,3 +189,17 @@ impl PodGroupApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PodGroupApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "policy",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::scheduling::v1alpha1::PodGroupPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

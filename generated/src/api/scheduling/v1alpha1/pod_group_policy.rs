@@ -207,3 +207,23 @@ impl PodGroupPolicyApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PodGroupPolicyApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "basic",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::scheduling::v1alpha1::BasicSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "gang",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::scheduling::v1alpha1::GangSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -292,3 +292,17 @@ impl CSINodeDriverApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for CSINodeDriverApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "allocatable",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::storage::v1::VolumeNodeResourcesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

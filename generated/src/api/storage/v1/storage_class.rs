@@ -715,3 +715,23 @@ impl StorageClassApply {
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<StorageClass>
 for StorageClassApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for StorageClassApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "parameters",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+        ]
+    }
+}

@@ -213,3 +213,17 @@ impl VolumeAttachmentSourceApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachmentSourceApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "inlineVolumeSpec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::core::v1::PersistentVolumeSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

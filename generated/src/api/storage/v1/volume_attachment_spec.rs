@@ -228,3 +228,17 @@ impl VolumeAttachmentSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachmentSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "source",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::storage::v1::VolumeAttachmentSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -299,3 +299,29 @@ impl VolumeAttachmentStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachmentStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "attachError",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::storage::v1::VolumeErrorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "attachmentMetadata",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "detachError",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::api::storage::v1::VolumeErrorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -329,3 +329,25 @@ impl CustomResourceDefinitionStatusApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "acceptedNames",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNamesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "conditions",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+        ]
+    }
+}

@@ -531,3 +531,23 @@ impl CustomResourceDefinitionVersionApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionVersionApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "schema",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceValidationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "subresources",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourcesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -89,3 +89,10 @@ for CustomResourceSubresourceStatusApply {
 ::k8s_client_runtime::impl_codec!(CustomResourceSubresourceStatusApply);
 #[cfg(feature = "apply")]
 impl CustomResourceSubresourceStatusApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for CustomResourceSubresourceStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}

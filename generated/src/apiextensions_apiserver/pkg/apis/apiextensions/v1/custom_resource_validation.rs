@@ -169,3 +169,17 @@ impl CustomResourceValidationApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for CustomResourceValidationApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "openAPIV3Schema",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -2064,3 +2064,66 @@ impl JSONSchemaPropsApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for JSONSchemaPropsApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            ("additionalItems", ::k8s_client_runtime::apply::Merge::Deduced),
+            ("additionalProperties", ::k8s_client_runtime::apply::Merge::Deduced),
+            ("default", ::k8s_client_runtime::apply::Merge::Deduced),
+            (
+                "definitions",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "dependencies",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Deduced,
+                ),
+            ),
+            ("example", ::k8s_client_runtime::apply::Merge::Deduced),
+            (
+                "externalDocs",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ExternalDocumentationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            ("items", ::k8s_client_runtime::apply::Merge::Deduced),
+            (
+                "not",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "patternProperties",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "properties",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "x-kubernetes-validations",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+        ]
+    }
+}

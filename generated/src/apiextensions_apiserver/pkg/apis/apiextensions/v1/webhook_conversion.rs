@@ -222,3 +222,17 @@ impl WebhookConversionApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for WebhookConversionApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "clientConfig",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -227,6 +227,20 @@ impl LabelSelectorApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for LabelSelectorApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "matchLabels",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+        ]
+    }
+}
 impl LabelSelector {
     /// This selector in the form listers and `ListOptions` use. An empty
     /// selector selects everything, as in apimachinery.

@@ -413,3 +413,10 @@ impl ManagedFieldsEntryApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ManagedFieldsEntryApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[("fieldsV1", ::k8s_client_runtime::apply::Merge::Deduced)]
+    }
+}

@@ -181,3 +181,10 @@ impl WatchEventApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for WatchEventApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[("object", ::k8s_client_runtime::apply::Merge::Deduced)]
+    }
+}

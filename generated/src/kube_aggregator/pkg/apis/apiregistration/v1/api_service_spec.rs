@@ -389,3 +389,17 @@ impl APIServiceSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for APIServiceSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "service",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}

@@ -412,6 +412,32 @@ impl WidgetApply {
 }
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<Widget> for WidgetApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for WidgetApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::v1::WidgetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "status",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::v1::WidgetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 /// What the widget should be.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpec {
@@ -542,6 +568,13 @@ impl WidgetSpecApply {
     pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for WidgetSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
     }
 }
 /// The widget's color.
@@ -790,5 +823,21 @@ impl WidgetStatusApply {
     ) -> Self {
         self.selector = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for WidgetStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "conditions",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <::k8s_client::apimachinery::pkg::apis::meta::v1::ConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+        ]
     }
 }

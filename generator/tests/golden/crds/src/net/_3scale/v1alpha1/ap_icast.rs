@@ -361,6 +361,26 @@ impl APIcastApply {
 }
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<APIcast> for APIcastApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for APIcastApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::net::_3scale::v1alpha1::APIcastSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpec {
     pub dollar: Option<::k8s_client_runtime::LeanString>,
@@ -979,6 +999,26 @@ impl APIcastSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for APIcastSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "nested",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::net::_3scale::v1alpha1::APIcastSpecNestedApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "nestedInner",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::net::_3scale::v1alpha1::APIcastSpecNestedInnerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpecNested {
     pub inner: Option<
@@ -1104,6 +1144,20 @@ impl APIcastSpecNestedApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for APIcastSpecNestedApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "inner",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2Apply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpecNestedInner_2 {
     pub value: Option<::k8s_client_runtime::LeanString>,
@@ -1221,6 +1275,13 @@ impl APIcastSpecNestedInner_2Apply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for APIcastSpecNestedInner_2Apply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpecNestedInner {
     pub other: Option<i64>,
@@ -1323,5 +1384,12 @@ impl APIcastSpecNestedInnerApply {
     pub fn with_other(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.other = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for APIcastSpecNestedInnerApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
     }
 }

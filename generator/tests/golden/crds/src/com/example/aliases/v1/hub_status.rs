@@ -361,6 +361,26 @@ impl HubStatusApply {
 }
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<HubStatus> for HubStatusApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for HubStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::aliases::v1::HubStatusSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HubStatusSpec {
     pub phase: Option<::k8s_client_runtime::LeanString>,
@@ -474,5 +494,12 @@ impl HubStatusSpecApply {
     ) -> Self {
         self.phase = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for HubStatusSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
     }
 }

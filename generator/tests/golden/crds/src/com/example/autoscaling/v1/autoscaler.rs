@@ -407,6 +407,32 @@ impl AutoscalerApply {
 }
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<Autoscaler> for AutoscalerApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for AutoscalerApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::autoscaling::v1::AutoscalerSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "status",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::autoscaling::v1::AutoscalerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AutoscalerSpec {
     pub target: Option<::k8s_client_runtime::LeanString>,
@@ -522,6 +548,13 @@ impl AutoscalerSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for AutoscalerSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AutoscalerStatus {
     pub recommendation: Option<i32>,
@@ -624,5 +657,12 @@ impl AutoscalerStatusApply {
     pub fn with_recommendation(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.recommendation = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for AutoscalerStatusApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
     }
 }

@@ -361,6 +361,26 @@ impl DeepApply {
 }
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<Deep> for DeepApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeepApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpec {
     pub next: Option<::std::boxed::Box<crate::com::example::features::v1::DeepSpecNext>>,
@@ -500,6 +520,20 @@ impl DeepSpecApply {
     pub fn with_value0(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value0 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeepSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -645,6 +679,20 @@ impl DeepSpecNextApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNext {
     pub next: Option<
@@ -786,6 +834,20 @@ impl DeepSpecNextNextApply {
     pub fn with_value2(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value2 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -931,6 +993,20 @@ impl DeepSpecNextNextNextApply {
     pub fn with_value3(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value3 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1082,6 +1158,20 @@ impl DeepSpecNextNextNextNextApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNext {
     pub next: Option<
@@ -1229,6 +1319,20 @@ impl DeepSpecNextNextNextNextNextApply {
     pub fn with_value5(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value5 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1382,6 +1486,20 @@ impl DeepSpecNextNextNextNextNextNextApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1531,6 +1649,21 @@ impl DeepSpecNextNextNextNextNextNextNextApply {
     pub fn with_value7(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value7 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1684,6 +1817,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -1833,6 +1981,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextApply {
     pub fn with_value9(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value9 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1986,6 +2149,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -2137,6 +2315,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply {
     pub fn with_value11(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value11 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2294,6 +2487,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -2447,6 +2655,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     pub fn with_value13(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value13 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2604,6 +2827,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -2757,6 +2995,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     pub fn with_value15(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value15 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2914,6 +3167,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApp
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -3067,6 +3335,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
     pub fn with_value17(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value17 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3224,6 +3507,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -3377,6 +3675,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
     pub fn with_value19(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value19 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3534,6 +3847,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -3689,6 +4017,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -3840,6 +4183,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNext_2Apply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNext_2 {
     pub next: Option<
@@ -3985,6 +4343,20 @@ impl DeepSpecNextNext_2Apply {
     pub fn with_value23(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value23 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNext_2Apply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4142,6 +4514,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -4295,6 +4682,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
     pub fn with_value25(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value25 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4452,6 +4854,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -4605,6 +5022,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
     pub fn with_value27(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value27 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4762,6 +5194,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<
@@ -4915,6 +5362,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
     pub fn with_value29(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value29 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -5072,6 +5534,21 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "next",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
     pub next: Option<::k8s_client_runtime::LeanString>,
@@ -5211,5 +5688,13 @@ impl DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNex
     pub fn with_value31(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.value31 = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
     }
 }

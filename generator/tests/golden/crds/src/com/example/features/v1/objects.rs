@@ -361,6 +361,26 @@ impl ObjectsApply {
 }
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<Objects> for ObjectsApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ObjectsApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::ObjectsSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpec {
     pub annotations_any: Option<::k8s_client_runtime::Map<::serde_json::Value>>,
@@ -938,6 +958,59 @@ impl ObjectsSpecApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "annotationsAny",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Deduced,
+                ),
+            ),
+            ("anything", ::k8s_client_runtime::apply::Merge::Deduced),
+            ("choice", ::k8s_client_runtime::apply::Merge::Deduced),
+            ("config", ::k8s_client_runtime::apply::Merge::Deduced),
+            ("empty", ::k8s_client_runtime::apply::Merge::Deduced),
+            (
+                "entries",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::com::example::features::v1::ObjectsSpecEntriesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            (
+                "hosts",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "labels",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "ports",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::com::example::features::v1::ObjectsSpecPortsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
+                ),
+            ),
+            ("template", ::k8s_client_runtime::apply::Merge::Deduced),
+            (
+                "typedTemplate",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::ObjectsSpecTypedTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpecEntries {
     pub name: ::k8s_client_runtime::LeanString,
@@ -1080,6 +1153,13 @@ impl ObjectsSpecEntriesApply {
         self
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecEntriesApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpecGrid {
     pub x: Option<i64>,
@@ -1200,6 +1280,13 @@ impl ObjectsSpecGridApply {
     pub fn with_y(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.y = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecGridApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1326,6 +1413,13 @@ impl ObjectsSpecPortsApply {
     ) -> Self {
         self.protocol = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecPortsApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
     }
 }
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1616,5 +1710,25 @@ impl ObjectsSpecTypedTemplateApply {
     ) -> Self {
         self.metadata = ::std::option::Option::Some(::std::boxed::Box::new(value));
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecTypedTemplateApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "data",
+                ::k8s_client_runtime::apply::Merge::Map(
+                    &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
     }
 }

@@ -444,6 +444,26 @@ impl OpenApply {
 }
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<Open> for OpenApply {}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for OpenApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[
+            (
+                "metadata",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+            (
+                "spec",
+                ::k8s_client_runtime::apply::Merge::Struct(
+                    <crate::com::example::features::v1::OpenSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ),
+            ),
+        ]
+    }
+}
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OpenSpec {
     pub size: Option<i64>,
@@ -546,5 +566,12 @@ impl OpenSpecApply {
     pub fn with_size(mut self, value: impl ::std::convert::Into<i64>) -> Self {
         self.size = ::std::option::Option::Some(value.into());
         self
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for OpenSpecApply {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        &[]
     }
 }
