@@ -56,13 +56,14 @@
 //!
 //! Measured with the `workqueue` workload of `k8s-client-peer` against
 //! client-go's program (200,000 distinct keys added by one task, got,
-//! forgotten and done by the workers; medians of 11 alternating runs on 2
-//! shared cores): 1.5x to 1.7x client-go's throughput with 1 worker (e.g.
-//! 3.9 M against 2.3 M items/s) and 1.6x to 1.7x with 4 (3.3 M against
-//! 2.1 M), where the previous layout did 0.7x and 0.9x. With one worker the
-//! tokio scheduler runs the producer and the worker on one thread, so the
-//! whole burst is queued before it is drained; client-go spreads the same
-//! work over both cores, which is where the rest of its time goes.
+//! forgotten and done by the workers; the two programs taking turns on an
+//! otherwise idle 2-core machine, medians of 7 and 5 runs): 1.95x and 2.1x
+//! client-go's throughput with 1 worker (e.g. 4.5 M against 2.3 M items/s)
+//! and 2.3x and 2.4x with 4 (4.8 M against 2.1 M), where the previous
+//! layout did 0.7x and 0.9x; `make bench-peers` runs vary more (1.3x to
+//! 1.6x with 1 worker). With one worker the tokio scheduler runs the
+//! producer and the worker on one thread, so the whole burst is queued
+//! before it is drained; client-go spreads the same work over both cores.
 
 mod delaying;
 mod idle;
