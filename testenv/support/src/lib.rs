@@ -24,6 +24,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const KUBECONFIG_ENV: &str = "K8S_TESTENV_KUBECONFIG";
 /// Overrides the path of the `kube-testenv` binary.
 pub const BIN_ENV: &str = "K8S_TESTENV_BIN";
+/// How a child's log says that the port it was given had been taken.
+const PORT_TAKEN: &str = "address already in use";
 
 /// A running testenv: connection details plus control operations.
 pub struct TestEnv {
@@ -54,6 +56,27 @@ impl TestEnv {
     /// Starts a private instance in a fresh temporary state dir; it is stopped
     /// (and the state dir removed) when the value is dropped.
     pub fn start() -> TestEnv {
+        // The supervisor picks free loopback ports by binding and releasing
+        // them; another process (a test starting its own instance at the
+        // same moment) can take one before etcd or the apiserver binds it.
+        // Such a start is tried again with new ports; any other failure, or
+        // a third lost port, fails the test.
+        const ATTEMPTS: u32 = 3;
+        for attempt in 1..=ATTEMPTS {
+            match TestEnv::try_start() {
+                Ok(env) => return env,
+                Err(failure) if failure.contains(PORT_TAKEN) && attempt < ATTEMPTS => {
+                    eprintln!("testenv: a port was taken while starting (attempt {attempt}); starting again");
+                }
+                Err(failure) => panic!("{failure}"),
+            }
+        }
+        unreachable!("the last attempt returns or panics")
+    }
+
+    /// One start of [`start`](TestEnv::start): the instance, or why the
+    /// supervisor exited before it was ready.
+    fn try_start() -> Result<TestEnv, String> {
         let bin = binary_path();
         let state_dir = unique_temp_dir();
         fs::create_dir_all(&state_dir).unwrap_or_else(|e| panic!("testenv: creating {}: {e}", state_dir.display()));
@@ -81,11 +104,11 @@ impl TestEnv {
             match stdout.read_line(&mut line) {
                 Ok(0) | Err(_) => {
                     let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
-                    panic!(
+                    return Err(format!(
                         "testenv: kube-testenv failed to start ({status}).\n{}\nlogs: {}/{{supervisor,apiserver,etcd}}.log",
                         fs::read_to_string(&sup_log).unwrap_or_default().trim_end(),
                         state_dir.display()
-                    );
+                    ));
                 }
                 Ok(_) if line.starts_with("kube-testenv: ready") => break,
                 Ok(_) => {}
@@ -98,7 +121,7 @@ impl TestEnv {
         let mut env = TestEnv::from_state_dir(&state_dir);
         env.startup = t0.elapsed();
         env.owned = Mutex::new(Some((child, stdin)));
-        env
+        Ok(env)
     }
 
     /// Uses the running instance whose kubeconfig is `kubeconfig`.
