@@ -20,7 +20,8 @@ const VERSION: &str = "v1";
 const KIND: &str = "Event";
 
 /// The longest `note` the apiserver accepts, in bytes (its
-/// `NoteLengthLimit`); longer notes are cut by [`truncate_note`].
+/// `NoteLengthLimit`); the recorder cuts longer notes to it, ending them
+/// with ` ...`.
 pub const MAX_NOTE_LENGTH: usize = 1024;
 
 /// What a cut note ends with, as the scheduler marks its cut messages.
