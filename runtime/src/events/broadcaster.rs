@@ -283,6 +283,8 @@ impl EventRecorder {
     /// client-go's `Eventf`: [`event`](Self::event) with a `related`
     /// object (e.g. the node a pod was bound to) and a formatted note:
     /// `recorder.eventf(&pod, Some(&node), EventType::Normal, "Scheduled", "Binding", format_args!("bound to {n}"))`.
+    /// Without a related object, use [`event`](Self::event) (or pass
+    /// `None::<&DynamicObject>`).
     pub fn eventf(
         &self,
         regarding: &impl Object,

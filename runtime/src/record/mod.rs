@@ -2,6 +2,8 @@
 //!
 //! Controllers tell humans what they did by writing core/v1 Events about
 //! the objects they act on; `kubectl describe` shows them.
+//! [`crate::events`] writes the newer events.k8s.io/v1 Events instead;
+//! its docs say which to use when.
 //!
 //! * Make one [`EventBroadcaster`] per process, usually with
 //!   [`EventBroadcaster::with_client`] (write to the apiserver, log with
