@@ -61,6 +61,7 @@
 //! | listers (`DeploymentLister`) | [`cache::Lister<K>`](cache::Lister); the generated crate's `listers` |
 //! | `workqueue.TypedRateLimitingInterface` | [`workqueue::RateLimitingQueue`] |
 //! | `record.EventRecorder`, `EventBroadcaster` | [`record::EventRecorder`], [`record::EventBroadcaster`] |
+//! | `events.EventRecorder`, `EventBroadcaster` (events.k8s.io/v1) | [`events::EventRecorder`], [`events::EventBroadcaster`] |
 //! | `leaderelection.LeaderElector`, `resourcelock.LeaseLock` | [`leaderelection::LeaderElector`], [`leaderelection::LeaseLock`] |
 //! | `applyconfigurations`, `Extract<Kind>` | the generated crate's `<Kind>Apply` (feature `apply`), [`apply::extract`] |
 //! | `labels.Selector`, `fields.Selector` | [`selector::LabelSelector`], [`selector::FieldSelector`] |
@@ -77,7 +78,7 @@
 //!    (this thread's tables of recent strings and maps); the codec uses the
 //!    maps, never the other way round.
 //! 2. [`config`], [`rest`]: talking to an apiserver.
-//! 3. [`dynamic`], [`metadata`], [`discovery`], [`cache`], [`record`], [`leaderelection`].
+//! 3. [`dynamic`], [`metadata`], [`discovery`], [`cache`], [`record`], [`events`], [`leaderelection`].
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -88,6 +89,7 @@ pub mod config;
 pub mod discovery;
 pub mod dynamic;
 mod error_chain;
+pub mod events;
 mod intern;
 pub mod leaderelection;
 pub mod map;

@@ -3,17 +3,15 @@
 //! controllers record with.
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
-use parking_lot::Mutex;
 use tokio::sync::{mpsc, watch};
-use tokio::task::JoinHandle;
 
 use super::Error;
 use super::correlator::{Correlated, CorrelatorOptions, EventCorrelator};
 use super::event::{EventRecord, EventType, InvolvedObject, Source, format_time, unique_event_name};
+use super::fanout::{Fanout, WatcherHandle, current_runtime};
 use super::sink::{EventSink, RestEventSink};
 use crate::dynamic::DynamicObject;
 use crate::object::Object;
@@ -47,39 +45,9 @@ impl Default for BroadcasterOptions {
     }
 }
 
-struct Slot {
-    id: u64,
-    tx: mpsc::Sender<EventRecord>,
-}
-
 struct Shared {
     opts: BroadcasterOptions,
-    watchers: Mutex<Vec<Slot>>,
-    next_id: AtomicU64,
-    shut_down: AtomicBool,
-    /// Flips to `true` on shutdown; wakes sink writers sleeping between
-    /// retries.
-    shutdown_tx: watch::Sender<bool>,
-    /// Watcher tasks still running, for [`EventBroadcaster::drain`].
-    running: Arc<watch::Sender<usize>>,
-}
-
-/// Counts a watcher task as running until it ends, however it ends. It
-/// holds only the counter: a task keeping all of `Shared` alive would keep
-/// its own channel open forever once every broadcaster clone is dropped.
-struct RunningGuard(Arc<watch::Sender<usize>>);
-
-impl RunningGuard {
-    fn new(shared: &Shared) -> Self {
-        shared.running.send_modify(|n| *n += 1);
-        RunningGuard(shared.running.clone())
-    }
-}
-
-impl Drop for RunningGuard {
-    fn drop(&mut self) {
-        self.0.send_modify(|n| *n = n.saturating_sub(1));
-    }
+    fanout: Arc<Fanout<EventRecord>>,
 }
 
 /// Distributes recorded events to watchers (client-go's
@@ -106,8 +74,8 @@ pub struct EventBroadcaster {
 impl fmt::Debug for EventBroadcaster {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EventBroadcaster")
-            .field("watchers", &self.shared.watchers.lock().len())
-            .field("shut_down", &self.shared.shut_down.load(Ordering::Relaxed))
+            .field("watchers", &self.shared.fanout.watcher_count())
+            .field("shut_down", &self.shared.fanout.is_shut_down())
             .finish()
     }
 }
@@ -115,40 +83,6 @@ impl fmt::Debug for EventBroadcaster {
 impl Default for EventBroadcaster {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-/// A watcher started by [`EventBroadcaster`]: stop it, or wait for its task.
-pub struct WatcherHandle {
-    id: u64,
-    /// Weak: a handle must not keep a dropped broadcaster's channels open.
-    shared: Weak<Shared>,
-    task: JoinHandle<()>,
-}
-
-impl fmt::Debug for WatcherHandle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WatcherHandle").field("id", &self.id).finish_non_exhaustive()
-    }
-}
-
-impl WatcherHandle {
-    /// Unsubscribes the watcher. Events already queued for it are still
-    /// handled; use [`join`](Self::join) to wait for that.
-    pub fn stop(&self) {
-        if let Some(shared) = self.shared.upgrade() {
-            shared.watchers.lock().retain(|s| s.id != self.id);
-        }
-    }
-
-    /// Waits until the watcher's task has finished (after [`stop`](Self::stop)
-    /// or [`EventBroadcaster::shutdown`]).
-    ///
-    /// # Cancel safety
-    /// Cancel safe: dropping the future leaves the task running.
-    pub async fn join(self) {
-        // A panic in a user closure ends only that watcher; nothing to report.
-        let _ = self.task.await;
     }
 }
 
@@ -170,10 +104,6 @@ impl EventWatcher {
     }
 }
 
-fn current_runtime() -> Result<tokio::runtime::Handle, Error> {
-    tokio::runtime::Handle::try_current().map_err(Error::NoRuntime)
-}
-
 impl EventBroadcaster {
     /// A broadcaster with client-go's defaults and no watchers yet: events
     /// go nowhere until a sink or watcher is started.
@@ -184,17 +114,8 @@ impl EventBroadcaster {
     /// A broadcaster tuned by `opts`, with no watchers yet.
     #[doc(alias = "NewBroadcasterWithCorrelatorOptions")]
     pub fn with_options(opts: BroadcasterOptions) -> Self {
-        let (shutdown_tx, _) = watch::channel(false);
-        EventBroadcaster {
-            shared: Arc::new(Shared {
-                opts,
-                watchers: Mutex::new(Vec::new()),
-                next_id: AtomicU64::new(0),
-                shut_down: AtomicBool::new(false),
-                shutdown_tx,
-                running: Arc::new(watch::channel(0).0),
-            }),
-        }
+        let fanout = Arc::new(Fanout::new(opts.queue_length));
+        EventBroadcaster { shared: Arc::new(Shared { opts, fanout }) }
     }
 
     /// The usual setup: record to the apiserver through `client` and log
@@ -211,20 +132,10 @@ impl EventBroadcaster {
         &self.shared.opts
     }
 
-    fn subscribe(&self) -> (u64, mpsc::Receiver<EventRecord>) {
-        let (tx, rx) = mpsc::channel(self.shared.opts.queue_length.max(1));
-        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        if !self.shared.shut_down.load(Ordering::Acquire) {
-            self.shared.watchers.lock().push(Slot { id, tx });
-        }
-        // After shutdown `tx` is dropped here, so the receiver ends at once.
-        (id, rx)
-    }
-
     /// Subscribes to every event recorded from now on.
     #[doc(alias = "Watch")]
     pub fn watch(&self) -> EventWatcher {
-        EventWatcher { rx: self.subscribe().1 }
+        EventWatcher { rx: self.shared.fanout.subscribe().1 }
     }
 
     /// Calls `handler` for every event (a core/v1 Event as a
@@ -240,16 +151,17 @@ impl EventBroadcaster {
     where
         F: FnMut(&EventRecord) + Send + 'static,
     {
-        let rt = current_runtime()?;
-        let (id, mut rx) = self.subscribe();
-        let guard = RunningGuard::new(&self.shared);
+        let rt = current_runtime().map_err(Error::NoRuntime)?;
+        let fanout = &self.shared.fanout;
+        let (id, mut rx) = fanout.subscribe();
+        let guard = fanout.running_guard();
         let task = rt.spawn(async move {
             let _guard = guard;
             while let Some(ev) = rx.recv().await {
                 handler(&ev);
             }
         });
-        Ok(WatcherHandle { id, shared: Arc::downgrade(&self.shared), task })
+        Ok(WatcherHandle::new(id, fanout, task))
     }
 
     /// Logs every event at `info` level with `tracing`.
@@ -273,11 +185,12 @@ impl EventBroadcaster {
     /// failures [`BroadcasterOptions::max_tries`] times.
     #[doc(alias = "StartRecordingToSink")]
     pub fn start_recording_to_sink<S: EventSink>(&self, sink: S) -> Result<WatcherHandle, Error> {
-        let rt = current_runtime()?;
-        let (id, mut rx) = self.subscribe();
+        let rt = current_runtime().map_err(Error::NoRuntime)?;
+        let fanout = &self.shared.fanout;
+        let (id, mut rx) = fanout.subscribe();
         let opts = self.shared.opts.clone();
-        let mut shutdown = self.shared.shutdown_tx.subscribe();
-        let guard = RunningGuard::new(&self.shared);
+        let mut shutdown = fanout.shutdown_signal();
+        let guard = fanout.running_guard();
         let task = rt.spawn(async move {
             let _guard = guard;
             let mut correlator = EventCorrelator::new(opts.correlator.clone());
@@ -285,7 +198,7 @@ impl EventBroadcaster {
                 record_to_sink(&sink, ev, &mut correlator, &opts, &mut shutdown).await;
             }
         });
-        Ok(WatcherHandle { id, shared: Arc::downgrade(&self.shared), task })
+        Ok(WatcherHandle::new(id, fanout, task))
     }
 
     /// A recorder reporting as `component` (the event's `source.component`,
@@ -299,9 +212,7 @@ impl EventBroadcaster {
     /// Stops all watchers: queued events are still delivered, retry sleeps
     /// end at once, and later events are discarded.
     pub fn shutdown(&self) {
-        self.shared.shut_down.store(true, Ordering::Release);
-        self.shared.watchers.lock().clear();
-        self.shared.shutdown_tx.send_replace(true);
+        self.shared.fanout.shutdown();
     }
 
     /// Stops accepting events and waits until the watchers have handled
@@ -313,33 +224,18 @@ impl EventBroadcaster {
     /// Cancel safe: dropping the future stops only the waiting; the
     /// broadcaster stays closed and its watchers finish on their own.
     pub async fn drain(&self) {
-        self.shared.shut_down.store(true, Ordering::Release);
-        self.shared.watchers.lock().clear();
-        let mut running = self.shared.running.subscribe();
-        // The sender lives in `self.shared`, so this cannot fail.
-        let _ = running.wait_for(|n| *n == 0).await;
+        self.shared.fanout.drain().await;
     }
 
     /// Hands `event` to every watcher without waiting (`ActionOrDrop`).
     fn action_or_drop(&self, event: EventRecord) {
-        if self.shared.shut_down.load(Ordering::Acquire) {
-            return;
-        }
-        let mut watchers = self.shared.watchers.lock();
-        watchers.retain(|slot| match slot.tx.try_send(event.clone()) {
-            Ok(()) => true,
-            Err(mpsc::error::TrySendError::Full(e)) => {
-                tracing::warn!(event = ?e.metadata.name, reason = %e.reason, "event queue full, dropping event");
-                true
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
-        });
+        self.shared.fanout.action_or_drop(event, |e| format!("{:?} ({})", e.metadata.name, e.reason));
     }
 }
 
 /// Whether a failed write may succeed if tried again. client-go gives up
 /// on anything the server answered and retries only failures to reach it.
-fn is_retryable(err: &RestError) -> bool {
+pub(crate) fn is_retryable(err: &RestError) -> bool {
     !matches!(
         err,
         RestError::Api(_)

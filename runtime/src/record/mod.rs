@@ -2,6 +2,8 @@
 //!
 //! Controllers tell humans what they did by writing core/v1 Events about
 //! the objects they act on; `kubectl describe` shows them.
+//! [`crate::events`] writes the newer events.k8s.io/v1 Events instead;
+//! its docs say which to use when.
 //!
 //! * Make one [`EventBroadcaster`] per process, usually with
 //!   [`EventBroadcaster::with_client`] (write to the apiserver, log with
@@ -31,16 +33,18 @@
 //! `let event: k8s_client::api::core::v1::Event = object.try_into_typed()?`
 //! (see [`DynamicObject::try_into_typed`](crate::dynamic::DynamicObject::try_into_typed)).
 
-mod broadcaster;
+pub(crate) mod broadcaster;
 mod correlator;
-mod event;
-mod sink;
+pub(crate) mod event;
+pub(crate) mod fanout;
+pub(crate) mod sink;
 #[cfg(test)]
 mod tests;
 
-pub use broadcaster::{BroadcasterOptions, EventBroadcaster, EventRecorder, EventWatcher, WatcherHandle};
+pub use broadcaster::{BroadcasterOptions, EventBroadcaster, EventRecorder, EventWatcher};
 pub use correlator::{COMBINED_MESSAGE_PREFIX, CorrelateResult, CorrelatorOptions, EventCorrelator};
 pub use event::EventType;
+pub use fanout::WatcherHandle;
 pub use sink::{EventSink, RestEventSink};
 
 /// Errors of the `record` module. Recording itself never fails; only

@@ -4,6 +4,7 @@
 use std::future::Future;
 
 use crate::dynamic::DynamicObject;
+use crate::object::DynamicResource;
 use crate::rest::{Client, CreateOptions, Error, Patch, PatchOptions, ResourceClient, UpdateOptions};
 
 use super::event::events_resource;
@@ -11,9 +12,10 @@ use super::event::events_resource;
 /// Writes events (client-go's `EventSink`). The broadcaster calls it from
 /// its own task, one event at a time.
 ///
-/// Events are core/v1 Events as [`DynamicObject`]s (kind `Event`,
-/// apiVersion `v1`, the fields in `data`); what a sink returns is read back
-/// the same way. A sink that wants the generated `api::core::v1::Event`
+/// Events are [`DynamicObject`]s (kind `Event`, the fields in `data`):
+/// core/v1 Events (apiVersion `v1`) from this module's broadcaster,
+/// events.k8s.io/v1 ones from [`crate::events`]; what a sink returns is
+/// read back the same way. A sink that wants the generated `api::core::v1::Event`
 /// converts with [`DynamicObject::try_into_typed`] and
 /// [`DynamicObject::from_typed`].
 ///
@@ -46,18 +48,25 @@ pub trait EventSink: Send + Sync + 'static {
 #[doc(alias = "EventSinkImpl")]
 pub struct RestEventSink {
     client: Client,
+    /// core/v1 `events`, or events.k8s.io/v1 `events` for [`crate::events`].
+    resource: DynamicResource,
 }
 
 impl RestEventSink {
     /// A sink writing through `client`, which needs the RBAC rights to
     /// create and patch `events` in the involved objects' namespaces.
     pub fn new(client: Client) -> Self {
-        RestEventSink { client }
+        Self::for_resource(client, events_resource())
+    }
+
+    /// A sink writing to `resource`'s collection in each event's namespace.
+    pub(crate) fn for_resource(client: Client, resource: DynamicResource) -> Self {
+        RestEventSink { client, resource }
     }
 
     fn events(&self, event: &DynamicObject) -> ResourceClient<DynamicObject> {
         let ns = event.metadata.namespace.as_deref().filter(|n| !n.is_empty()).unwrap_or("default");
-        ResourceClient::namespaced_with(self.client.clone(), ns, &events_resource())
+        ResourceClient::namespaced_with(self.client.clone(), ns, &self.resource)
     }
 }
 
