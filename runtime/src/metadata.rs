@@ -159,16 +159,16 @@ pub struct PartialMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_grace_period_seconds: Option<i64>,
     /// `metadata.labels`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "shared_map")]
     pub labels: Option<Map>,
     /// `metadata.annotations`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "shared_map")]
     pub annotations: Option<Map>,
     /// `metadata.ownerReferences`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "exact_list")]
     pub owner_references: Option<ThinVec<OwnerReference>>,
     /// `metadata.finalizers`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "exact_list")]
     pub finalizers: Option<ThinVec<LeanString>>,
     /// `metadata.managedFields`, the server-side-apply field ownership, as
     /// raw JSON; metadata informers drop it by default.
@@ -189,8 +189,9 @@ pub struct OwnerReference {
     /// The owner's name.
     #[serde(default)]
     pub name: LeanString,
-    /// The owner's uid.
-    #[serde(default)]
+    /// The owner's uid, shared with the references of the owner's other
+    /// objects.
+    #[serde(default, deserialize_with = "shared")]
     pub uid: LeanString,
     /// Whether the owner is the managing controller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -206,6 +207,31 @@ pub struct OwnerReference {
 fn shared<'de, D: Deserializer<'de>>(deserializer: D) -> Result<LeanString, D::Error> {
     let text: Option<Cow<'de, str>> = Option::deserialize(deserializer)?;
     Ok(text.map(|t| crate::codec::shared(&t)).unwrap_or_default())
+}
+
+/// A map many objects repeat (the labels and annotations of one workload's
+/// pods), sharing the entries of an equal one decoded recently, as the
+/// generated decoders read them; `null` reads as absent.
+fn shared_map<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Map>, D::Error> {
+    struct Shared(Map);
+    impl<'de> Deserialize<'de> for Shared {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            crate::map::deserialize_shared(deserializer).map(Shared)
+        }
+    }
+    Ok(Option::<Shared>::deserialize(deserializer)?.map(|shared| shared.0))
+}
+
+/// A list held in an allocation of exactly its length: a `ThinVec` grown
+/// while decoding keeps room for four (a single owner reference would
+/// take 304 bytes instead of 88), and a cache keeps it as long as the
+/// object.
+fn exact_list<'de, D, T>(deserializer: D) -> Result<Option<ThinVec<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(deserializer)?.map(ThinVec::from_iter))
 }
 
 /// `#[serde(with = ...)]` for an optional `metav1.Time`.

@@ -56,6 +56,36 @@ fn partial_object_metadata_round_trips() {
 }
 
 #[test]
+fn what_a_workload_repeats_is_held_once() {
+    // The pods of one workload: the same labels, annotations and owner.
+    let pod = |name: &str| {
+        json!({"metadata": {
+            "name": name,
+            "labels": {"app": "web", "pod-template-hash": "7d9c8b5f6d"},
+            "annotations": {"prometheus.io/scrape": "true"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d9c8b5f6d",
+                                 "uid": "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"}],
+            "finalizers": ["example.com/a", "example.com/b"]
+        }})
+        .to_string()
+    };
+    let a: PartialObjectMetadata = decode_json(pod("a").as_bytes()).unwrap();
+    let b: PartialObjectMetadata = decode_json(pod("b").as_bytes()).unwrap();
+    let first_entry = |map: Option<&Map>| std::ptr::from_ref(map.unwrap().iter().next().unwrap().0);
+    assert_eq!(first_entry(a.labels()), first_entry(b.labels()), "one array of labels");
+    assert_eq!(first_entry(a.metadata.annotations()), first_entry(b.metadata.annotations()), "one array of annotations");
+    let owner = |o: &PartialObjectMetadata| o.metadata.owner_references()[0].uid.as_ptr();
+    assert_eq!(owner(&a), owner(&b), "one buffer for the owner's uid");
+    // Decoding grows a list's allocation; a cache keeps it, so it is exact.
+    assert_eq!(a.metadata.owner_references.as_ref().map(|o| o.capacity()), Some(1));
+    assert_eq!(a.metadata.finalizers.as_ref().map(|f| f.capacity()), Some(2));
+
+    let empty: PartialObjectMetadata =
+        decode_json(br#"{"metadata": {"labels": null, "annotations": null, "ownerReferences": null}}"#).unwrap();
+    assert_eq!((empty.labels(), empty.metadata.annotations(), empty.metadata.owner_references.as_ref()), (None, None, None));
+}
+
+#[test]
 fn a_whole_object_decodes_as_its_metadata() {
     let pod = json!({
         "apiVersion": "v1", "kind": "Pod",
