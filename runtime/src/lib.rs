@@ -64,6 +64,7 @@
 //! | `leaderelection.LeaderElector`, `resourcelock.LeaseLock` | [`leaderelection::LeaderElector`], [`leaderelection::LeaseLock`] |
 //! | `applyconfigurations`, `Extract<Kind>` | the generated crate's `<Kind>Apply` (feature `apply`), [`apply::extract`] |
 //! | `labels.Selector`, `fields.Selector` | [`selector::LabelSelector`], [`selector::FieldSelector`] |
+//! | `kubernetes/fake.NewClientset()`, `PrependReactor`, `Actions()` | [`fake::FakeCluster`] |
 //! | `metav1.Object`, `schema.GroupVersionResource` | [`Object`], [`Metadata`], [`Resource`], [`DynamicResource`] |
 //!
 //! Most types also carry client-go's name as a rustdoc alias: searching
@@ -78,6 +79,7 @@
 //!    maps, never the other way round.
 //! 2. [`config`], [`rest`]: talking to an apiserver.
 //! 3. [`dynamic`], [`metadata`], [`discovery`], [`cache`], [`record`], [`leaderelection`].
+//! 4. [`fake`]: an in-memory apiserver under [`rest::Client`] for unit tests.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -87,6 +89,7 @@ pub mod codec;
 pub mod config;
 pub mod discovery;
 pub mod dynamic;
+pub mod fake;
 mod error_chain;
 mod intern;
 pub mod leaderelection;
