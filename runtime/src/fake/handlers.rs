@@ -270,7 +270,16 @@ pub(crate) fn commit(
     let old_meta = old.get("metadata").cloned().unwrap_or_else(|| json!({}));
     {
         let meta = tracker::meta_mut(&mut new);
-        for field in ["name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation", "resourceVersion"] {
+        for field in [
+            "name",
+            "namespace",
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+            "resourceVersion",
+        ] {
             match old_meta.get(field) {
                 Some(v) => meta.insert(field.into(), v.clone()),
                 None => meta.remove(field),

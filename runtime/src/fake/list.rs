@@ -129,8 +129,8 @@ pub(crate) fn list(t: &Tracker, ctx: &Ctx<'_>) -> Answer {
         }
         None => Box::new(objects.iter()),
     });
-    let mut matching = candidates
-        .filter(|((ns, _), object)| (namespace.is_empty() || *ns == namespace) && selection.matches(object));
+    let mut matching =
+        candidates.filter(|((ns, _), object)| (namespace.is_empty() || *ns == namespace) && selection.matches(object));
     let mut items = Vec::new();
     let mut last = None;
     for (key, object) in matching.by_ref() {

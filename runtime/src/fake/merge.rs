@@ -17,7 +17,7 @@ use crate::rest::ApplyConflict;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ApplyError {
     // Only built once apply tracks field ownership.
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[allow(dead_code)]
     /// Fields other managers own, to be answered as a 409 `Conflict` with
     /// one `FieldManagerConflict` cause per field.
     Conflicts(Vec<ApplyConflict>),
@@ -27,11 +27,7 @@ pub(crate) enum ApplyError {
 }
 
 /// Strategic merge patch of `current` with `patch`, `schema` the kind's merge schema if registered.
-pub(crate) fn strategic_merge(
-    current: &Value,
-    patch: &Value,
-    schema: Option<Merge>,
-) -> Result<Value, String> {
+pub(crate) fn strategic_merge(current: &Value, patch: &Value, schema: Option<Merge>) -> Result<Value, String> {
     let _ = schema;
     if !patch.is_object() {
         return Err("strategic merge patch must be a JSON object".to_owned());

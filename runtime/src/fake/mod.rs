@@ -125,6 +125,10 @@
 //!   limiting (the client's limiter is off), priority and fairness,
 //!   protobuf or CBOR.
 
+// A refused request's Status is its answer, made once per request and
+// written out at once: boxing it would only add an allocation.
+#![allow(clippy::result_large_err)]
+
 mod handlers;
 mod list;
 mod merge;
@@ -298,7 +302,8 @@ impl FakeCluster {
     pub fn add<K: Resource + Serialize>(&self, object: &K) -> Result<Value, Error> {
         let value = serde_json::to_value(object)
             .map_err(|e| Error::NotAnObject { kind: K::KIND.to_owned(), source: Some(e) })?;
-        if self.shared.tracker.lock().resources.get(&Gvr::of(&DynamicResource::of::<K>())).is_none() {
+        let known = self.shared.tracker.lock().info(&Gvr::of(&DynamicResource::of::<K>())).namespaced.is_some();
+        if !known {
             self.register::<K>();
         }
         self.add_dynamic(&DynamicResource::of::<K>(), value)
@@ -406,4 +411,3 @@ impl FakeCluster {
         self.shared.signal.send_modify(|s| s.closes += 1);
     }
 }
-

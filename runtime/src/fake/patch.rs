@@ -57,13 +57,7 @@ fn patched(document: &Value, patch: &Value, patch_type: PatchType, resource: &Re
     if result.is_object() { Ok(result) } else { Err(unprocessable("the patched object is not a JSON object")) }
 }
 
-pub(crate) fn patch(
-    t: &mut Tracker,
-    ctx: &Ctx<'_>,
-    body: Option<Value>,
-    patch_type: PatchType,
-    path: &str,
-) -> Answer {
+pub(crate) fn patch(t: &mut Tracker, ctx: &Ctx<'_>, body: Option<Value>, patch_type: PatchType, path: &str) -> Answer {
     let body = body.ok_or_else(|| status::bad_request("the patch body is not JSON (or YAML for apply)"))?;
     let resource = t.info(ctx.gvr());
     if resource.namespaced == Some(false) && ctx.info.namespace.is_some() {
@@ -119,15 +113,7 @@ fn apply(
     }
     let force = ctx.param("force") == Some("true");
     let now = tracker::now();
-    let result = merge::server_side_apply(
-        old.as_ref(),
-        body,
-        manager,
-        force,
-        ctx.subresource(),
-        resource.merge,
-        &now,
-    );
+    let result = merge::server_side_apply(old.as_ref(), body, manager, force, ctx.subresource(), resource.merge, &now);
     let mut new = match result {
         Ok(new) => new,
         Err(ApplyError::Conflicts(conflicts)) => {
@@ -161,14 +147,17 @@ pub(crate) fn scale_of(object: &Value) -> Value {
     let mut status = json!({"replicas": replicas("status")});
     let selector = match object.get("status").and_then(|s| s.get("selector")) {
         Some(Value::String(s)) => Some(s.clone()),
-        _ => object.get("spec").and_then(|s| s.get("selector")).and_then(|s| s.get("matchLabels")).and_then(
-            Value::as_object,
-        ).map(|labels| {
-            let mut pairs: Vec<String> =
-                labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
-            pairs.sort();
-            pairs.join(",")
-        }),
+        _ => object
+            .get("spec")
+            .and_then(|s| s.get("selector"))
+            .and_then(|s| s.get("matchLabels"))
+            .and_then(Value::as_object)
+            .map(|labels| {
+                let mut pairs: Vec<String> =
+                    labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
+                pairs.sort();
+                pairs.join(",")
+            }),
     };
     if let Some(selector) = selector.filter(|s| !s.is_empty()) {
         status["selector"] = json!(selector);

@@ -60,6 +60,8 @@ impl Action {
 }
 
 /// What a reactor does with a request it handles.
+// Not boxed: made once per reaction, and written as a literal in tests.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reaction {
     /// Answer with this Status instead (its `code` is the HTTP status; 0

@@ -107,7 +107,10 @@ mod tests {
     #[test]
     fn paths_read_as_the_apiserver_reads_them() {
         let i = info(Method::GET, "/api/v1/namespaces/ns/pods/web", &[]).unwrap();
-        assert_eq!((i.verb, i.gvr.resource.as_str(), i.namespace.as_deref(), i.name.as_deref()), (Verb::Get, "pods", Some("ns"), Some("web")));
+        assert_eq!(
+            (i.verb, i.gvr.resource.as_str(), i.namespace.as_deref(), i.name.as_deref()),
+            (Verb::Get, "pods", Some("ns"), Some("web"))
+        );
         let i = info(Method::GET, "/apis/apps/v1/deployments", &[("watch", "true")]).unwrap();
         assert_eq!((i.verb, i.gvr.group.as_str(), i.namespace), (Verb::Watch, "apps", None));
         let i = info(Method::PUT, "/apis/apps/v1/namespaces/ns/deployments/web/scale", &[]).unwrap();
@@ -121,7 +124,10 @@ mod tests {
         let i = info(Method::GET, "/api/v1/namespaces/ns", &[]).unwrap();
         assert_eq!((i.gvr.resource.as_str(), i.name.as_deref(), i.namespace), ("namespaces", Some("ns"), None));
         let i = info(Method::PUT, "/api/v1/namespaces/ns/finalize", &[]).unwrap();
-        assert_eq!((i.gvr.resource.as_str(), i.name.as_deref(), i.subresource.as_deref()), ("namespaces", Some("ns"), Some("finalize")));
+        assert_eq!(
+            (i.gvr.resource.as_str(), i.name.as_deref(), i.subresource.as_deref()),
+            ("namespaces", Some("ns"), Some("finalize"))
+        );
         let i = info(Method::PUT, "/api/v1/namespaces/ns/status", &[]).unwrap();
         assert_eq!((i.name.as_deref(), i.subresource.as_deref()), (Some("ns"), Some("status")));
         let i = info(Method::GET, "/api/v1/namespaces", &[]).unwrap();

@@ -219,7 +219,8 @@ pub(crate) fn dispatch(
 /// Offers the action to the reactors, newest first; the first that
 /// answers wins, delays are waited out on the way.
 async fn react(shared: &Shared, action: &Action) -> Option<Response<Body>> {
-    let reactors: Vec<_> = shared.reactors.read().iter().filter(|r| r.handles(action)).map(|r| r.react.clone()).collect();
+    let reactors: Vec<_> =
+        shared.reactors.read().iter().filter(|r| r.handles(action)).map(|r| r.react.clone()).collect();
     for react in reactors {
         match react(action) {
             None => {}
@@ -240,4 +241,3 @@ fn watch_response(chunks: tokio::sync::mpsc::Receiver<Bytes>) -> Response<Body> 
     response.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
     response
 }
-

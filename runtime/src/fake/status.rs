@@ -61,7 +61,8 @@ pub(crate) fn conflict(gvr: &Gvr, name: &str, why: &str) -> Status {
 }
 
 /// What an update with a stale resourceVersion is told.
-pub(crate) const MODIFIED: &str = "the object has been modified; please apply your changes to the latest version and try again";
+pub(crate) const MODIFIED: &str =
+    "the object has been modified; please apply your changes to the latest version and try again";
 
 /// An apply that would take fields other managers own, written as
 /// structured-merge-diff's conflict error is.
@@ -70,11 +71,7 @@ pub(crate) fn apply_conflicts(gvr: &Gvr, name: &str, conflicts: &[ApplyConflict]
         .iter()
         .map(|c| StatusCause {
             reason: "FieldManagerConflict".into(),
-            message: if c.message.is_empty() {
-                format!("conflict with {:?}", c.manager)
-            } else {
-                c.message.clone()
-            },
+            message: if c.message.is_empty() { format!("conflict with {:?}", c.manager) } else { c.message.clone() },
             field: c.field.clone(),
         })
         .collect::<Vec<_>>();
@@ -122,7 +119,12 @@ pub(crate) fn bad_request(message: impl Into<String>) -> Status {
 
 /// 405 `MethodNotAllowed`.
 pub(crate) fn method_not_allowed(method: &str, path: &str) -> Status {
-    failure(405, "MethodNotAllowed", format!("the server does not allow this method on the requested resource ({method} {path})"), None)
+    failure(
+        405,
+        "MethodNotAllowed",
+        format!("the server does not allow this method on the requested resource ({method} {path})"),
+        None,
+    )
 }
 
 /// 404 for a path that names no resource.
@@ -132,5 +134,12 @@ pub(crate) fn no_route(path: &str) -> Status {
 
 /// 415 for a patch type the fake does not know.
 pub(crate) fn unsupported_media_type(content_type: &str) -> Status {
-    failure(415, "UnsupportedMediaType", format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got {content_type:?})"), None)
+    failure(
+        415,
+        "UnsupportedMediaType",
+        format!(
+            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got {content_type:?})"
+        ),
+        None,
+    )
 }

@@ -52,11 +52,7 @@ pub(crate) struct ResourceInfo {
 impl ResourceInfo {
     /// `<Kind>List`, or `List` while the kind is unknown.
     pub(crate) fn list_kind(&self) -> String {
-        if !self.list_kind.is_empty() {
-            self.list_kind.clone()
-        } else {
-            format!("{}List", self.kind)
-        }
+        if !self.list_kind.is_empty() { self.list_kind.clone() } else { format!("{}List", self.kind) }
     }
 }
 
