@@ -297,8 +297,9 @@ impl FakeCluster {
     }
 
     /// Stores `object` as if created (uid, creationTimestamp,
-    /// resourceVersion filled in; its status kept), registering `K`. Not
-    /// recorded as an action, not offered to reactors.
+    /// resourceVersion filled in; its status kept), registering `K` if it
+    /// is not yet. A namespaced object without a namespace goes to
+    /// `default`. Not recorded as an action, not offered to reactors.
     pub fn add<K: Resource + Serialize>(&self, object: &K) -> Result<Value, Error> {
         let value = serde_json::to_value(object)
             .map_err(|e| Error::NotAnObject { kind: K::KIND.to_owned(), source: Some(e) })?;

@@ -360,3 +360,56 @@ async fn resources_never_registered_are_served() {
     assert_eq!(list["items"][0]["metadata"]["name"], "g");
     assert!(fake.object_dynamic(&gadgets, "", "g").is_some());
 }
+
+#[tokio::test]
+async fn apply_reads_yaml_bodies() {
+    let (fake, _client) = widget_cluster();
+    let yaml = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: y\nspec:\n  replicas: 5\n";
+    let created: serde_json::Value = fake
+        .client()
+        .patch("/apis/example.com/v1")
+        .namespace("ns")
+        .resource("widgets")
+        .name("y")
+        .param("fieldManager", "yaml-user")
+        .body(yaml, "application/apply-patch+yaml")
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(created["spec"]["replicas"], 5);
+    assert_eq!(fake.actions()[0].body.as_ref().unwrap()["spec"]["replicas"], 5);
+    let no_manager = fake
+        .client()
+        .patch("/apis/example.com/v1")
+        .namespace("ns")
+        .resource("widgets")
+        .name("y")
+        .body(yaml, "application/apply-patch+yaml")
+        .bytes()
+        .await
+        .unwrap_err();
+    assert!(no_manager.is_invalid(), "{no_manager}");
+}
+
+#[tokio::test]
+async fn namespace_finalize_changes_only_the_finalizers() {
+    let fake = FakeCluster::new();
+    let namespaces = DynamicResource {
+        group: String::new(),
+        version: "v1".into(),
+        kind: "Namespace".into(),
+        plural: "namespaces".into(),
+        namespaced: false,
+    };
+    let client = DynamicClient::all_with(fake.client(), &namespaces);
+    let ns = DynamicObject::new(&namespaces, "team")
+        .with_data(json!({"spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}));
+    let created = client.create(&ns, &WriteOptions::default()).await.unwrap();
+    let mut finalized = created.clone();
+    finalized.data.insert("spec".into(), json!({"finalizers": []}));
+    finalized.data.insert("status".into(), json!({"phase": "Gone"}));
+    let after: DynamicObject =
+        client.update_subresource("team", "finalize", &finalized, &WriteOptions::default()).await.unwrap();
+    assert_eq!(after.data["spec"]["finalizers"], json!([]));
+    assert_eq!(after.data["status"]["phase"], "Active");
+}
