@@ -121,14 +121,17 @@
 //!   patch of the configuration onto the object (no field ownership, no
 //!   conflicts, no `managedFields`), and strategic merge replaces lists
 //!   whole.
-//! - No discovery (`/api`, `/apis`), `/version`, authentication, rate
-//!   limiting (the client's limiter is off), priority and fairness,
-//!   protobuf or CBOR.
+//! - Discovery is legacy discovery (no aggregated `APIGroupDiscoveryList`)
+//!   of the registered resources only, each with every verb; `/version`
+//!   answers `v1.35.0-fake`.
+//! - No authentication, authorization, rate limiting (the client's limiter
+//!   is off), priority and fairness, protobuf or CBOR.
 
 // A refused request's Status is its answer, made once per request and
 // written out at once: boxing it would only add an allocation.
 #![allow(clippy::result_large_err)]
 
+mod discovery;
 mod handlers;
 mod list;
 mod merge;

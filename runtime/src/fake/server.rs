@@ -132,6 +132,11 @@ async fn handle(shared: &Arc<Shared>, request: Request<Incoming>) -> Response<Bo
     let path = request.uri().path().to_owned();
     let query: Vec<(String, String)> =
         serde_urlencoded::from_str(request.uri().query().unwrap_or_default()).unwrap_or_default();
+    if request.method() == Method::GET
+        && let Some(body) = super::discovery::answer(&shared.tracker.lock(), &path)
+    {
+        return json_response(200, &body);
+    }
     let info = match route::parse(request.method(), &path, &query) {
         Ok(info) => info,
         Err(st) => return status_response(st),

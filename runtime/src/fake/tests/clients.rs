@@ -159,3 +159,39 @@ async fn cost_of_ten_thousand_creates_and_a_list() {
         creates.as_secs_f64() * 1e6 / 10_000.0
     );
 }
+
+#[tokio::test]
+async fn discovery_lists_the_registered_resources() {
+    let (fake, _) = super::widget_cluster();
+    fake.register::<Pod>();
+    let discovery = crate::discovery::DiscoveryClient::new(fake.client());
+    let groups: Vec<_> = discovery.groups().await.unwrap().into_iter().map(|g| g.name).collect();
+    assert_eq!(groups, ["", "example.com"]);
+    let widgets = discovery.resources_for("example.com/v1").await.unwrap();
+    let names: Vec<_> = widgets.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["widgets", "widgets/status", "widgets/scale"]);
+    assert!(widgets[0].namespaced && widgets[0].supports("watch"));
+    assert_eq!(widgets[0].kind, "Widget");
+    let core = discovery.resources_for("v1").await.unwrap();
+    assert_eq!(core.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["pods"]);
+    assert_eq!(discovery.server_version().await.unwrap().major, "1");
+}
+
+#[tokio::test]
+async fn an_informer_recovers_from_closed_watches_and_compaction() {
+    let fake = FakeCluster::new();
+    let factory = SharedInformerFactory::new(fake.client(), Duration::ZERO);
+    let informer = factory.informer_for::<Pod>();
+    factory.start();
+    factory.wait_for_cache_sync_within(Duration::from_secs(5)).await.unwrap();
+    let client = pods(&fake, "ns");
+    client.create(&pod("ns", "before", ""), &WriteOptions::default()).await.unwrap();
+    let lister = informer.lister();
+    let everything = crate::selector::LabelSelector::everything();
+    eventually("the first pod", || lister.list(&everything).len() == 1).await;
+    fake.compact();
+    fake.close_watches();
+    client.create(&pod("ns", "after", ""), &WriteOptions::default()).await.unwrap();
+    eventually("the pod created after the compaction", || lister.list(&everything).len() == 2).await;
+    factory.shutdown();
+}

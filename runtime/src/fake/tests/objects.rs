@@ -324,7 +324,7 @@ async fn reactors_inject_errors_and_delays_and_actions_are_recorded() {
 async fn bad_requests_get_statuses() {
     let fake = FakeCluster::new();
     let client = fake.client();
-    let unknown = client.get("/version").json::<serde_json::Value>().await.unwrap_err();
+    let unknown = client.get("/healthz").json::<serde_json::Value>().await.unwrap_err();
     assert!(unknown.is_not_found(), "{unknown}");
     let not_json =
         client.post("/api/v1").namespace("ns").resource("pods").body("{not json", "application/json").bytes().await;
