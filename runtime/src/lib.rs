@@ -65,6 +65,7 @@
 //! | `leaderelection.LeaderElector`, `resourcelock.LeaseLock` | [`leaderelection::LeaderElector`], [`leaderelection::LeaseLock`] |
 //! | `applyconfigurations`, `Extract<Kind>` | the generated crate's `<Kind>Apply` (feature `apply`), [`apply::extract`] |
 //! | `labels.Selector`, `fields.Selector` | [`selector::LabelSelector`], [`selector::FieldSelector`] |
+//! | `kubernetes/fake.NewClientset()`, `PrependReactor`, `Actions()` | [`fake::FakeCluster`] |
 //! | `metav1.Object`, `schema.GroupVersionResource` | [`Object`], [`Metadata`], [`Resource`], [`DynamicResource`] |
 //!
 //! Most types also carry client-go's name as a rustdoc alias: searching
@@ -79,6 +80,7 @@
 //!    maps, never the other way round.
 //! 2. [`config`], [`rest`]: talking to an apiserver.
 //! 3. [`dynamic`], [`metadata`], [`discovery`], [`cache`], [`record`], [`events`], [`leaderelection`].
+//! 4. [`fake`]: an in-memory apiserver under [`rest::Client`] for unit tests.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -90,6 +92,7 @@ pub mod discovery;
 pub mod dynamic;
 mod error_chain;
 pub mod events;
+pub mod fake;
 mod intern;
 pub mod leaderelection;
 pub mod map;

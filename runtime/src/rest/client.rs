@@ -16,7 +16,7 @@ use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
 use percent_encoding::AsciiSet;
 
-use super::connect::Connector;
+use super::connect::{Connector, InMemoryDial};
 
 use super::error::{Error, Status};
 use super::limiter::RateLimiter;
@@ -91,6 +91,28 @@ fn header_value(what: &str, v: &str) -> Result<HeaderValue, Error> {
 impl Client {
     /// A client for `config`. Needs no runtime to build; requests need tokio.
     pub fn new(config: Config) -> Result<Client, Error> {
+        Client::build(config, None)
+    }
+
+    /// A client whose connections are in-memory pipes opened by `dial`
+    /// (the fake apiserver's): JSON only, no rate limit, no credentials,
+    /// and a URL that is never dialed.
+    pub(crate) fn in_memory(dial: InMemoryDial) -> Client {
+        let mut config = Config::new(http::Uri::from_static("http://fake.invalid"));
+        config.content_type = ContentType::Json;
+        config.qps = 0.0;
+        config.proxy = config::Proxy::None;
+        // No certificate is ever checked; this skips loading the system's.
+        config.insecure_skip_tls_verify = true;
+        config.user_agent = "k8s-client-runtime-fake".into();
+        match Client::build(config, Some(dial)) {
+            Ok(client) => client,
+            // Nothing in this configuration can be refused.
+            Err(e) => unreachable!("in-memory client configuration refused: {e}"),
+        }
+    }
+
+    fn build(config: Config, in_memory: Option<InMemoryDial>) -> Result<Client, Error> {
         let auth = Authenticator::new(&config).map_err(config_err)?;
         let tls = config::build_tls_config(&config, &auth).map_err(config_err)?;
         let server_name = match &config.tls_server_name {
@@ -99,7 +121,8 @@ impl Client {
             })?),
             None => None,
         };
-        let connector = Connector::new(tls, server_name, &config.proxy);
+        let mut connector = Connector::new(tls, server_name, &config.proxy);
+        connector.in_memory = in_memory;
         let hyper = pool(connector.clone());
 
         let url = &config.cluster_url;

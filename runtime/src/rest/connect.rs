@@ -72,6 +72,10 @@ impl Tracker {
     }
 }
 
+/// Opens an in-memory connection to a server living in this process (the
+/// fake apiserver of [`crate::fake`]) instead of dialing.
+pub(crate) type InMemoryDial = Arc<dyn Fn() -> tokio::io::DuplexStream + Send + Sync>;
+
 /// The connector given to hyper's pool.
 #[derive(Clone)]
 pub(super) struct Connector {
@@ -82,6 +86,8 @@ pub(super) struct Connector {
     proxy: Arc<ProxyRule>,
     pub(super) tracker: Arc<Tracker>,
     handshake_timeout: Duration,
+    /// When set, every connection is one end of an in-memory pipe.
+    pub(super) in_memory: Option<InMemoryDial>,
 }
 
 impl Connector {
@@ -113,6 +119,7 @@ impl Connector {
             proxy: Arc::new(proxy),
             tracker: Arc::default(),
             handshake_timeout: TLS_HANDSHAKE_TIMEOUT,
+            in_memory: None,
         }
     }
 
@@ -147,6 +154,11 @@ impl Connector {
     }
 
     async fn connect(self, uri: Uri) -> Result<TokioIo<Conn>, BoxError> {
+        if let Some(dial) = &self.in_memory {
+            let token = self.tracker.token();
+            let io: Box<dyn Io> = Box::new(dial());
+            return Ok(TokioIo::new(Conn { io, h2: false, forward: false, closed: Box::pin(token.cancelled_owned()) }));
+        }
         let Route { proxy, https, host, port } = self.route(&uri)?;
         // Taken before connecting: a rotation during the handshake must
         // close this connection too.
