@@ -157,7 +157,6 @@ mod tests {
             metadata: ObjectMeta {
                 name: Some(name.into()),
                 namespace: Some("demo".into()),
-                uid: Some(format!("uid-{name}").into()),
                 annotations: greet.map(|who| Map::from([(ANNOTATION, who)])),
                 ..Default::default()
             },
@@ -189,7 +188,9 @@ mod tests {
         .expect("the controller creates the greeting");
         assert_eq!(greeting.data.as_ref().and_then(|d| d.get("greeting")).map(|g| g.as_str()), Some("hello Alice"));
         let owner = &greeting.metadata.owner_references.as_ref().expect("an owner")[0];
-        assert_eq!((owner.name.as_str(), owner.uid.as_str(), owner.controller), ("alice", "uid-alice", Some(true)));
+        let alice = configmaps.get("alice", &GetOptions::default()).await.unwrap();
+        let uid = alice.metadata.uid.as_deref().unwrap_or_default();
+        assert_eq!((owner.name.as_str(), owner.uid.as_str(), owner.controller), ("alice", uid, Some(true)));
 
         stop.send(()).unwrap();
         controller.await.unwrap().unwrap();

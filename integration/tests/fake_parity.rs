@@ -15,7 +15,6 @@ use k8s_client::apimachinery::pkg::apis::meta::v1::{LabelSelectorApply, ObjectMe
 use k8s_client::clientset::Clientset;
 use k8s_client_runtime::Map;
 use k8s_client_runtime::fake::FakeCluster;
-use k8s_client_runtime::object::Metadata as _;
 use k8s_client_runtime::rest::{
     ApplyOptions, Client, CreateOptions, DeleteOptions, GetOptions, ListOptions, Patch, PatchOptions, Preconditions,
     UpdateOptions, WatchEvent,
@@ -84,7 +83,10 @@ async fn config_maps_behave_alike(client: Client, ns: &str) {
     stale.data.get_or_insert_default().insert("k", "stale".into());
     assert!(cms.update(&stale, &UpdateOptions::default()).await.unwrap_err().is_conflict());
     let precondition = DeleteOptions {
-        preconditions: Some(Preconditions { resource_version: first.metadata.resource_version.clone(), uid: None }),
+        preconditions: Some(Preconditions {
+            resource_version: first.metadata.resource_version.as_deref().map(str::to_owned),
+            uid: None,
+        }),
         ..Default::default()
     };
     assert!(cms.delete("c0", &precondition).await.unwrap_err().is_conflict());
@@ -212,7 +214,8 @@ fn fake() -> FakeCluster {
 
 /// A namespace on the fake, created as on a cluster.
 async fn fake_namespace(fake: &FakeCluster, name: &str) -> String {
-    let namespace = Namespace { metadata: ObjectMeta { name: Some(name.into()), ..Default::default() }, ..Default::default() };
+    let namespace =
+        Namespace { metadata: ObjectMeta { name: Some(name.into()), ..Default::default() }, ..Default::default() };
     Clientset::new(fake.client()).core_v1().namespaces().create(&namespace, &CreateOptions::default()).await.unwrap();
     name.to_owned()
 }
