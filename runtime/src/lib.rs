@@ -88,6 +88,7 @@ pub mod config;
 pub mod discovery;
 pub mod dynamic;
 mod error_chain;
+pub mod fake;
 mod intern;
 pub mod leaderelection;
 pub mod map;
