@@ -1,1 +1,308 @@
+//! Server-side apply and update ownership, in the scenarios
+//! `integration/tests/server_side_apply.rs` runs on the real apiserver,
+//! with the field sets the apiserver writes for them.
 
+use serde_json::{Value, json};
+
+use super::{ApplyError, record_update, server_side_apply};
+use crate::apply::{ListMerge, ListType, Merge, PatchStrategy};
+use crate::rest::ApplyConflict;
+
+const NOW: &str = "2026-01-02T03:04:05Z";
+const LATER: &str = "2026-01-02T03:04:06Z";
+
+/// A Deployment's merge schema, as the generated `DeploymentApply` has it.
+fn deployment() -> &'static [(&'static str, Merge)] {
+    &[("metadata", Merge::Struct(object_meta)), ("spec", Merge::Struct(deployment_spec))]
+}
+
+fn object_meta() -> &'static [(&'static str, Merge)] {
+    const FINALIZERS: ListMerge =
+        ListMerge { apply: ListType::Set, patch: PatchStrategy::MergeByValue, element: Merge::Atomic };
+    &[
+        ("annotations", Merge::Map(&Merge::Atomic)),
+        ("finalizers", Merge::List(&FINALIZERS)),
+        ("labels", Merge::Map(&Merge::Atomic)),
+    ]
+}
+
+fn deployment_spec() -> &'static [(&'static str, Merge)] {
+    // `selector` is an atomic LabelSelector: not listed.
+    &[("template", Merge::Struct(pod_template))]
+}
+
+fn pod_template() -> &'static [(&'static str, Merge)] {
+    &[("metadata", Merge::Struct(object_meta)), ("spec", Merge::Struct(pod_spec))]
+}
+
+fn pod_spec() -> &'static [(&'static str, Merge)] {
+    const CONTAINERS: ListMerge = ListMerge {
+        apply: ListType::Map(&["name"]),
+        patch: PatchStrategy::MergeByKey("name"),
+        element: Merge::Struct(container),
+    };
+    &[("containers", Merge::List(&CONTAINERS))]
+}
+
+fn container() -> &'static [(&'static str, Merge)] {
+    const PORTS: ListMerge = ListMerge {
+        apply: ListType::Map(&["containerPort", "protocol"]),
+        patch: PatchStrategy::MergeByKey("containerPort"),
+        element: Merge::Struct(no_fields),
+    };
+    &[("ports", Merge::List(&PORTS))]
+}
+
+fn no_fields() -> &'static [(&'static str, Merge)] {
+    &[]
+}
+
+const SCHEMA: Option<Merge> = Some(Merge::Struct(deployment));
+
+fn head() -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "ns"}})
+}
+
+/// The selector and template of `web`, with these containers.
+fn shape(containers: Value) -> Value {
+    let mut config = head();
+    config["spec"] = json!({
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": containers}}
+    });
+    config
+}
+
+fn replicas(count: i64) -> Value {
+    let mut config = head();
+    config["spec"] = json!({"replicas": count});
+    config
+}
+
+fn apply(current: Option<&Value>, config: &Value, manager: &str) -> Value {
+    server_side_apply(current, config, manager, false, None, SCHEMA, NOW).unwrap()
+}
+
+/// `(manager, operation, fieldsV1)` of each managedFields entry, in order.
+fn owners(object: &Value) -> Vec<(String, String, Value)> {
+    object["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (e["manager"].as_str().unwrap().into(), e["operation"].as_str().unwrap().into(), e["fieldsV1"].clone())
+        })
+        .collect()
+}
+
+fn owned(object: &Value, manager: &str) -> Value {
+    owners(object).into_iter().find(|(m, ..)| m == manager).map(|(.., set)| set).unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_create_is_the_configuration_with_the_appliers_entry_as_the_apiserver_writes_it() {
+    let config = shape(json!([{"name": "app", "image": "nginx:1"}]));
+    let created = apply(None, &config, "shaper");
+    let mut expected = config.clone();
+    expected["metadata"]["managedFields"] = json!([{
+        "manager": "shaper",
+        "operation": "Apply",
+        "apiVersion": "apps/v1",
+        "time": NOW,
+        "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:spec": {
+            "f:selector": {},
+            "f:template": {
+                "f:metadata": {"f:labels": {"f:app": {}}},
+                "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:image": {}, "f:name": {}}}}
+            }
+        }}
+    }]);
+    assert_eq!(created, expected);
+}
+
+#[test]
+fn replicas_applied_alone_while_another_owns_selector_and_template_is_no_conflict() {
+    let shaped = apply(None, &shape(json!([{"name": "app", "image": "nginx:1"}])), "shaper");
+    let scaled = apply(Some(&shaped), &replicas(3), "scaler");
+    assert_eq!(scaled["spec"]["replicas"], json!(3));
+    assert_eq!(scaled["spec"]["template"]["spec"]["containers"][0]["image"], json!("nginx:1"));
+    assert_eq!(owned(&scaled, "scaler"), json!({"f:spec": {"f:replicas": {}}}));
+    assert_eq!(owned(&scaled, "shaper"), owned(&shaped, "shaper"));
+}
+
+#[test]
+fn two_managers_each_own_one_container_of_the_keyed_list() {
+    let shaped = apply(None, &shape(json!([{"name": "app", "image": "nginx:1"}])), "shaper");
+    let mut sidecar = head();
+    sidecar["spec"] = json!({"template": {"spec": {"containers": [{"name": "sidecar", "image": "proxy:1"}]}}});
+    let both = apply(Some(&shaped), &sidecar, "sidecars");
+    let names: Vec<&Value> =
+        both["spec"]["template"]["spec"]["containers"].as_array().unwrap().iter().map(|c| &c["name"]).collect();
+    assert_eq!(names, [&json!("app"), &json!("sidecar")]);
+    assert_eq!(
+        owned(&both, "sidecars"),
+        json!({"f:spec": {"f:template": {"f:spec": {"f:containers": {
+            "k:{\"name\":\"sidecar\"}": {".": {}, "f:image": {}, "f:name": {}}
+        }}}}})
+    );
+    // The shaper changes its image through what it owns; the sidecar stays.
+    let changed = apply(Some(&both), &shape(json!([{"name": "app", "image": "nginx:2"}])), "shaper");
+    let images: Vec<&Value> =
+        changed["spec"]["template"]["spec"]["containers"].as_array().unwrap().iter().map(|c| &c["image"]).collect();
+    assert_eq!(images, [&json!("nginx:2"), &json!("proxy:1")]);
+}
+
+/// The owner's configuration: the shape, a label and two replicas.
+fn owned_by_owner() -> Value {
+    let mut config = shape(json!([{"name": "app", "image": "nginx:1"}]));
+    config["metadata"]["labels"] = json!({"team": "blue"});
+    config["spec"]["replicas"] = json!(2);
+    apply(None, &config, "owner")
+}
+
+#[test]
+fn a_conflict_names_the_field_and_its_owner_as_the_apiserver_does() {
+    let current = owned_by_owner();
+    let err = server_side_apply(Some(&current), &replicas(5), "scaler", false, None, SCHEMA, NOW).unwrap_err();
+    assert_eq!(
+        err,
+        ApplyError::Conflicts(vec![ApplyConflict {
+            field: ".spec.replicas".into(),
+            manager: "owner".into(),
+            message: "conflict with \"owner\"".into(),
+        }])
+    );
+    // The same value is shared, not a conflict.
+    let shared = apply(Some(&current), &replicas(2), "scaler");
+    assert_eq!(owned(&shared, "scaler"), json!({"f:spec": {"f:replicas": {}}}));
+    assert_eq!(owned(&shared, "owner")["f:spec"]["f:replicas"], json!({}));
+}
+
+#[test]
+fn a_conflict_with_an_update_names_its_api_version_and_subresource() {
+    let current = owned_by_owner();
+    let mut scaled = current.clone();
+    scaled["spec"]["replicas"] = json!(4);
+    record_update(Some(&current), &mut scaled, "hpa", Some("scale"), SCHEMA, LATER);
+    let err = server_side_apply(Some(&scaled), &replicas(5), "scaler", false, None, SCHEMA, NOW).unwrap_err();
+    let ApplyError::Conflicts(conflicts) = err else { panic!("{err:?}") };
+    assert_eq!(conflicts.len(), 1, "{conflicts:?}");
+    assert_eq!(conflicts[0].message, "conflict with \"hpa\" with subresource \"scale\" using apps/v1");
+}
+
+#[test]
+fn force_takes_the_field_from_its_owner() {
+    let current = owned_by_owner();
+    let forced = server_side_apply(Some(&current), &replicas(5), "scaler", true, None, SCHEMA, LATER).unwrap();
+    assert_eq!(forced["spec"]["replicas"], json!(5));
+    assert_eq!(owned(&forced, "scaler"), json!({"f:spec": {"f:replicas": {}}}));
+    let owner = owned(&forced, "owner");
+    assert!(owner["f:spec"].get("f:replicas").is_none(), "{owner}");
+    assert_eq!(owner["f:metadata"], json!({"f:labels": {"f:team": {}}}));
+    // Entries sorted as the apiserver sorts them: by time among appliers.
+    let order: Vec<String> = owners(&forced).into_iter().map(|(m, ..)| m).collect();
+    assert_eq!(order, ["owner", "scaler"]);
+}
+
+#[test]
+fn a_field_the_applier_stops_applying_leaves_the_object_unless_another_owns_it() {
+    let current = owned_by_owner();
+    let mut without = shape(json!([{"name": "app", "image": "nginx:1"}]));
+    without["metadata"]["labels"] = json!({"team": "blue"});
+    let dropped = apply(Some(&current), &without, "owner");
+    assert!(dropped["spec"].get("replicas").is_none(), "{dropped}");
+    // Also owned by the scaler (same value): kept.
+    let shared = apply(Some(&current), &replicas(2), "scaler");
+    let kept = apply(Some(&shared), &without, "owner");
+    assert_eq!(kept["spec"]["replicas"], json!(2));
+    // A container the applier stops applying leaves the list.
+    let mut two = shape(json!([{"name": "app", "image": "nginx:1"}, {"name": "extra", "image": "x:1"}]));
+    let with_two = apply(None, &two, "shaper");
+    two["spec"]["template"]["spec"]["containers"] = json!([{"name": "app", "image": "nginx:1"}]);
+    let one = apply(Some(&with_two), &two, "shaper");
+    assert_eq!(one["spec"]["template"]["spec"]["containers"], json!([{"name": "app", "image": "nginx:1"}]));
+}
+
+#[test]
+fn an_update_takes_what_it_changed_and_drops_emptied_entries() {
+    let current = apply(Some(&owned_by_owner()), &shape(json!([{"name": "app", "image": "nginx:1"}])), "shaper");
+    let mut edited = current.clone();
+    edited["spec"]["template"]["spec"]["containers"][0]["image"] = json!("nginx:3");
+    edited["spec"]["replicas"] = json!(7);
+    edited["metadata"]["finalizers"] = json!(["example.com/keep"]);
+    record_update(Some(&current), &mut edited, "editor", None, SCHEMA, LATER);
+    assert_eq!(
+        owned(&edited, "editor"),
+        json!({
+            "f:metadata": {"f:finalizers": {".": {}, "v:\"example.com/keep\"": {}}},
+            "f:spec": {
+                "f:replicas": {},
+                "f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {"f:image": {}}}}}
+            }
+        })
+    );
+    let entry = &edited["metadata"]["managedFields"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        (&entry["operation"], &entry["apiVersion"], &entry["time"]),
+        (&json!("Update"), &json!("apps/v1"), &json!(LATER))
+    );
+    let shaper = owned(&edited, "shaper");
+    assert!(shaper["f:spec"]["f:template"]["f:spec"]["f:containers"]["k:{\"name\":\"app\"}"].get("f:image").is_none());
+    // The owner kept its label; its replicas went to the editor.
+    assert!(owned(&edited, "owner")["f:spec"].get("f:replicas").is_none());
+
+    // Everything a manager owned taken by an update: its entry goes.
+    let scaled = apply(Some(&edited), &replicas(7), "scaler");
+    let mut rescaled = scaled.clone();
+    rescaled["spec"]["replicas"] = json!(1);
+    record_update(Some(&scaled), &mut rescaled, "editor", None, SCHEMA, LATER);
+    assert!(owners(&rescaled).iter().all(|(m, ..)| m != "scaler"), "{:?}", owners(&rescaled));
+}
+
+#[test]
+fn a_create_by_update_owns_every_field_but_the_stripped_metadata() {
+    let mut created = replicas(1);
+    created["metadata"]["uid"] = json!("u-1");
+    created["metadata"]["labels"] = json!({"a": "b"});
+    record_update(None, &mut created, "creator", None, SCHEMA, NOW);
+    assert_eq!(
+        owned(&created, "creator"),
+        json!({"f:metadata": {"f:labels": {".": {}, "f:a": {}}}, "f:spec": {".": {}, "f:replicas": {}}})
+    );
+}
+
+#[test]
+fn sets_and_keyed_lists_write_their_steps() {
+    let mut config = head();
+    config["metadata"]["finalizers"] = json!(["b", "a"]);
+    config["spec"] = json!({"template": {"spec": {"containers": [
+        {"name": "app", "ports": [{"containerPort": 80, "protocol": "TCP"}]}
+    ]}}});
+    let created = apply(None, &config, "m");
+    assert_eq!(
+        owned(&created, "m"),
+        json!({
+            "f:metadata": {"f:finalizers": {"v:\"a\"": {}, "v:\"b\"": {}}},
+            "f:spec": {"f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {
+                ".": {}, "f:name": {},
+                "f:ports": {"k:{\"containerPort\":80,\"protocol\":\"TCP\"}": {
+                    ".": {}, "f:containerPort": {}, "f:protocol": {}
+                }}
+            }}}}}
+        })
+    );
+}
+
+#[test]
+fn invalid_configurations_are_refused() {
+    let mut config = head();
+    config["spec"] = json!({"template": {"spec": {"containers": [{"image": "x"}]}}});
+    let err = server_side_apply(None, &config, "m", false, None, SCHEMA, NOW).unwrap_err();
+    assert!(matches!(&err, ApplyError::Invalid(why) if why.contains("key fields")), "{err:?}");
+    let current = apply(None, &shape(json!([{"name": "app"}])), "m");
+    let dupes = shape(json!([{"name": "app"}, {"name": "app"}]));
+    let err = server_side_apply(Some(&current), &dupes, "m", false, None, SCHEMA, NOW).unwrap_err();
+    assert!(matches!(&err, ApplyError::Invalid(why) if why.contains("duplicate")), "{err:?}");
+    assert!(matches!(server_side_apply(None, &json!([]), "m", false, None, SCHEMA, NOW), Err(ApplyError::Invalid(_))));
+}

@@ -74,14 +74,6 @@ impl FieldSet {
         }
     }
 
-    /// Whether `path` is a member.
-    pub(super) fn has(&self, path: &[String]) -> bool {
-        match path.split_first() {
-            None => self.member,
-            Some((step, rest)) => self.children.get(step).is_some_and(|c| c.has(rest)),
-        }
-    }
-
     /// Whether `path` or a path below it is a member.
     pub(super) fn has_at_or_below(&self, path: &[String]) -> bool {
         match path.split_first() {

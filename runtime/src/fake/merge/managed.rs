@@ -210,8 +210,9 @@ pub(super) fn apply(
         let dropped = last.difference(&owned);
         let mut paths = dropped.members();
         paths.retain(|path| !owned.has_at_or_below(path));
-        // Deepest first, so that list positions of shallower paths hold.
-        paths.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        // Shallowest first: a removed element takes what is below it, and
+        // is never left emptied of its key fields.
+        paths.sort_by_key(Vec::len);
         for path in paths {
             remove_path(&mut merged, &path, schema);
         }
