@@ -51,8 +51,8 @@ impl<K: Object + Serialize> ApplyConfiguration<K> for K {}
 /// to tell a value a manager owns whole from one it owns part by part.
 ///
 /// Strategic merge patch merges every object key by key, whatever its
-/// apply merge: only lists differ between the two, and a list either
-/// merges element by element is [`Merge::List`].
+/// apply merge: only lists differ between the two, and a list that either
+/// merges element by element is a [`Merge::List`].
 #[derive(Clone, Copy, Debug)]
 pub enum Merge {
     /// Replaced whole by apply: a scalar, or an atomic list, map or struct.

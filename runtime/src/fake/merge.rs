@@ -10,11 +10,13 @@
 //! deletes, lists with patch strategy `merge` merged (objects by their patch
 //! merge key, scalars by value, ordered as upstream orders them: patch
 //! elements in patch order, interleaved with the live-only ones by the live
-//! order, a new element before the live-only ones), other lists replaced. Directives: `$patch: replace | delete` on
-//! objects and list elements, `$deleteFromPrimitiveList/<list>`,
-//! `$retainKeys`, `$setElementOrder/<list>` (validated and used for the
-//! order). Without a schema it is a JSON merge patch (lists replaced) that
-//! still honours directives.
+//! order, a new element before the live-only ones), other lists replaced.
+//! Directives: `$patch: replace | delete` on objects and list elements
+//! (`$patch: merge` is refused, as upstream refuses it),
+//! `$deleteFromPrimitiveList/<list>`, `$retainKeys`,
+//! `$setElementOrder/<list>` (validated and used for the order). Without a
+//! schema it is a JSON merge patch (lists replaced) that still honours
+//! directives. Errors name the path (`.spec.containers[name="app"]`).
 //!
 //! # Server-side apply
 //! As structured-merge-diff's `Updater` with the apiserver's field manager:
@@ -25,8 +27,13 @@
 //! merged in; a field another owner has that would change is a conflict
 //! (one per field and owner, named as the apiserver names it), taken from
 //! them with `force`; fields the applier dropped that no one else owns leave
-//! the object. [`record_update`] gives a non-apply write's manager an
-//! `Update` entry for what it changed, taken from the others.
+//! the object (a map or list that leaves empty goes too). An apply that
+//! changes nothing keeps the applier's entry time (a new applier's entry
+//! has none). [`record_update`] gives a non-apply write's manager an
+//! `Update` entry for what it changed, taken from the others; a write that
+//! changes nothing makes no entry. The field sets, entries, their order
+//! and the conflicts are those kube-apiserver 1.35 writes for the same
+//! writes (a test replays writes captured from it).
 //!
 //! # What differs from the apiserver
 //! - No version conversion: every owner's set is read as the current
@@ -42,12 +49,20 @@
 //! - `fieldsV1` is written with its keys sorted as JSON text; the apiserver
 //!   sorts list elements by value (`k:{"port":9}` before `k:{"port":10}`).
 //!   The sets are the same.
-//! - A fields of a deduced or unknown shape merge as structured-merge-diff
-//!   deduces them; a `replace` patch strategy on an object (a
-//!   PodDisruptionBudget's `selector`) is not recorded in the schema, so
-//!   strategic merge patch merges it key by key.
+//! - Without a schema, apply merges as structured-merge-diff's deduced
+//!   type (objects key by key, lists whole). A `replace` patch strategy on
+//!   an object (a PodDisruptionBudget's `selector`) is not in the schema,
+//!   so strategic merge patch merges it key by key.
+//! - An applied configuration is not checked against the schema beyond
+//!   what merging needs (keyed elements need a key field, no duplicate
+//!   keys, no `metadata.managedFields`); its version is not checked
+//!   against the object's.
 //! - Directive keys in a value a patch adds where nothing was are dropped
-//!   (the apiserver keeps them until its decoder drops them).
+//!   (the apiserver keeps them until its decoder drops them); with several
+//!   directives on one object, `$setElementOrder` lists merge first, then
+//!   the keys in JSON order (upstream's order is a Go map's).
+//! - A strategic merge patch of a custom resource is the caller's to
+//!   refuse (the apiserver answers 415): here it is a merge like any.
 
 mod fields;
 mod managed;

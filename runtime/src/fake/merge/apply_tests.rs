@@ -306,3 +306,167 @@ fn invalid_configurations_are_refused() {
     assert!(matches!(&err, ApplyError::Invalid(why) if why.contains("duplicate")), "{err:?}");
     assert!(matches!(server_side_apply(None, &json!([]), "m", false, None, SCHEMA, NOW), Err(ApplyError::Invalid(_))));
 }
+
+/// The managedFields kube-apiserver v1.35.8 (the project's testenv) wrote
+/// after `shaper`, `scaler` and `sidecars` applied, `editor` sent a
+/// strategic merge patch, and `other` applied replicas (its 409), replayed
+/// here: the same entries, field sets and conflict.
+#[test]
+fn the_field_sets_are_those_kube_apiserver_wrote_for_the_same_writes() {
+    let shaped = apply(None, &shape(json!([{"name": "app", "image": "nginx:1"}])), "shaper");
+    let scaled = apply(Some(&shaped), &replicas(3), "scaler");
+    let mut sidecar = head();
+    sidecar["spec"] = json!({"template": {"spec": {"containers": [
+        {"name": "sidecar", "image": "proxy:1", "ports": [{"containerPort": 8080, "protocol": "TCP"}]}
+    ]}}});
+    let applied = apply(Some(&scaled), &sidecar, "sidecars");
+    let captured_after_apply = json!([
+        ["scaler", "Apply", {"f:spec": {"f:replicas": {}}}],
+        ["shaper", "Apply", {"f:spec": {"f:selector": {}, "f:template": {
+            "f:metadata": {"f:labels": {"f:app": {}}},
+            "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:image": {}, "f:name": {}}}}
+        }}}],
+        ["sidecars", "Apply", {"f:spec": {"f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"sidecar\"}": {
+            ".": {}, "f:image": {}, "f:name": {},
+            "f:ports": {"k:{\"containerPort\":8080,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}, "f:protocol": {}}}
+        }}}}}}],
+    ]);
+    assert_eq!(json!(owners(&applied)), captured_after_apply);
+
+    let patch = json!({
+        "metadata": {"finalizers": ["example.com/keep"], "labels": {"team": "blue"}},
+        "spec": {"replicas": 4, "template": {"spec": {"containers": [{"name": "app", "image": "nginx:3"}]}}}
+    });
+    let mut edited = super::strategic_merge(&applied, &patch, SCHEMA).unwrap();
+    record_update(Some(&applied), &mut edited, "editor", None, SCHEMA, NOW);
+    let captured_after_update = json!([
+        ["shaper", "Apply", {"f:spec": {"f:selector": {}, "f:template": {
+            "f:metadata": {"f:labels": {"f:app": {}}},
+            "f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {".": {}, "f:name": {}}}}
+        }}}],
+        ["sidecars", "Apply", {"f:spec": {"f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"sidecar\"}": {
+            ".": {}, "f:image": {}, "f:name": {},
+            "f:ports": {"k:{\"containerPort\":8080,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}, "f:protocol": {}}}
+        }}}}}}],
+        ["editor", "Update", {
+            "f:metadata": {"f:finalizers": {".": {}, "v:\"example.com/keep\"": {}}, "f:labels": {".": {}, "f:team": {}}},
+            "f:spec": {"f:replicas": {}, "f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"app\"}": {"f:image": {}}}}}}
+        }],
+    ]);
+    assert_eq!(json!(owners(&edited)), captured_after_update);
+
+    let err = server_side_apply(Some(&edited), &replicas(3), "other", false, None, SCHEMA, NOW).unwrap_err();
+    // The 409's cause: {"reason": "FieldManagerConflict", "message": ..., "field": ...}.
+    assert_eq!(
+        err,
+        ApplyError::Conflicts(vec![ApplyConflict {
+            field: ".spec.replicas".into(),
+            manager: "editor".into(),
+            message: "conflict with \"editor\" using apps/v1".into(),
+        }])
+    );
+}
+
+/// As kube-apiserver v1.35.8 does: an apply or update that changes nothing
+/// gives a new manager an entry without a time (apply) or none (update),
+/// and leaves an existing applier's time.
+#[test]
+fn a_write_that_changes_nothing_keeps_times() {
+    let current = owned_by_owner();
+    let shared = server_side_apply(Some(&current), &replicas(2), "scaler", false, None, SCHEMA, LATER).unwrap();
+    let entries = shared["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!((&entries[0]["manager"], entries[0].get("time")), (&json!("scaler"), None));
+    assert_eq!((&entries[1]["manager"], &entries[1]["time"]), (&json!("owner"), &json!(NOW)));
+
+    let mut same = owned_by_owner();
+    let again = server_side_apply(
+        Some(&current),
+        &{
+            let mut c = current.clone();
+            c["metadata"].as_object_mut().unwrap().remove("managedFields");
+            c
+        },
+        "owner",
+        false,
+        None,
+        SCHEMA,
+        LATER,
+    )
+    .unwrap();
+    assert_eq!(again["metadata"]["managedFields"][0]["time"], json!(NOW));
+
+    record_update(Some(&current), &mut same, "noop", None, SCHEMA, LATER);
+    assert!(owners(&same).iter().all(|(m, ..)| m != "noop"));
+}
+
+#[test]
+fn an_applied_configuration_with_managed_fields_is_refused() {
+    let mut config = replicas(1);
+    config["metadata"]["managedFields"] = json!([]);
+    let err = server_side_apply(None, &config, "m", false, None, SCHEMA, NOW).unwrap_err();
+    assert_eq!(err, ApplyError::Invalid("metadata.managedFields must be nil".into()));
+}
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::super::fields::{FieldSet, field_set};
+    use super::{NOW, SCHEMA, head, server_side_apply};
+    use crate::apply::Merge;
+
+    /// A deployment configuration: some labels, replicas, containers with
+    /// distinct names.
+    fn configuration() -> impl Strategy<Value = Value> {
+        let labels = prop::collection::btree_map("[a-c]", "[x-z]", 0..3);
+        // Never empty: a list or map emptied by what an applier dropped
+        // goes, where an applied empty one stays.
+        let containers = prop::collection::btree_map("[a-d]", prop::option::of("[1-3]"), 1..4);
+        (labels, prop::option::of(0i64..4), containers).prop_map(|(labels, replicas, containers)| {
+            let mut config = head();
+            if !labels.is_empty() {
+                config["metadata"]["labels"] = json!(labels);
+            }
+            let containers: Vec<Value> = containers
+                .into_iter()
+                .map(|(name, image)| match image {
+                    Some(image) => json!({"name": name, "image": image}),
+                    None => json!({"name": name}),
+                })
+                .collect();
+            config["spec"] = json!({"template": {"spec": {"containers": containers}}});
+            if let Some(replicas) = replicas {
+                config["spec"]["replicas"] = json!(replicas);
+            }
+            config
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn a_field_set_reads_back_as_written(config in configuration()) {
+            for schema in [SCHEMA.unwrap(), Merge::Deduced] {
+                let set = field_set(&config, schema).unwrap();
+                prop_assert_eq!(FieldSet::parse(&set.to_value()).unwrap(), set);
+            }
+        }
+
+        #[test]
+        fn applying_again_changes_nothing(first in configuration(), second in configuration()) {
+            let created = server_side_apply(None, &first, "a", false, None, SCHEMA, NOW).unwrap();
+            let once = server_side_apply(Some(&created), &second, "a", false, None, SCHEMA, NOW).unwrap();
+            let twice = server_side_apply(Some(&once), &second, "a", false, None, SCHEMA, NOW).unwrap();
+            prop_assert_eq!(&twice, &once);
+        }
+
+        #[test]
+        fn a_sole_applier_gets_what_it_applies(first in configuration(), second in configuration()) {
+            // With no other owner, what the applier dropped goes and what
+            // it applies is there as applied.
+            let created = server_side_apply(None, &first, "a", false, None, SCHEMA, NOW).unwrap();
+            let mut updated = server_side_apply(Some(&created), &second, "a", false, None, SCHEMA, NOW).unwrap();
+            updated["metadata"].as_object_mut().unwrap().remove("managedFields");
+            prop_assert_eq!(updated, second);
+        }
+    }
+}

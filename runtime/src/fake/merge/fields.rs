@@ -82,6 +82,15 @@ impl FieldSet {
         }
     }
 
+    /// Drops the steps with no member at or below them (an empty list
+    /// owns nothing).
+    fn prune(&mut self) {
+        self.children.retain(|_, below| {
+            below.prune();
+            !below.is_empty()
+        });
+    }
+
     /// Adds the members of `other`.
     pub(super) fn union(&mut self, other: &FieldSet) {
         self.member |= other.member;
@@ -187,6 +196,7 @@ pub(super) fn field_set(value: &Value, merge: Merge) -> Result<FieldSet, String>
     let mut set = FieldSet::default();
     walk(value, merge, &mut set)?;
     set.member = false;
+    set.prune();
     Ok(set)
 }
 

@@ -186,7 +186,10 @@ pub(super) fn apply(
     if !applied.is_object() {
         return Err(ApplyError::Invalid("the applied configuration is not a JSON object".into()));
     }
-    let applied = without_managed_fields(applied);
+    if applied.pointer("/metadata/managedFields").is_some_and(|v| !v.is_null()) {
+        return Err(ApplyError::Invalid("metadata.managedFields must be nil".into()));
+    }
+    let applied = applied.clone();
     let me = Identity::new(manager, "Apply", subresource, "");
     let mut new_set = field_set(&applied, schema).map_err(ApplyError::Invalid)?;
     strip(&mut new_set);
@@ -198,7 +201,10 @@ pub(super) fn apply(
         Some(_) => merge_values(&live, &applied, schema).map_err(ApplyError::Invalid)?,
         None => applied.clone(),
     };
-    let last = managers.0.get(&me).map(|(set, ..)| set.clone());
+    let (last, last_time) = match managers.0.get(&me) {
+        Some((set, _, time)) => (Some(set.clone()), time.clone()),
+        None => (None, None),
+    };
     managers.0.insert(me.clone(), (new_set.clone(), api_version(&applied), Some(now.to_owned())));
     if let Some(last) = last {
         // Fields the applier applied before and no longer does, which no
@@ -219,6 +225,13 @@ pub(super) fn apply(
     }
     let changes = compare(&live, &merged, schema).map_err(ApplyError::Invalid)?;
     managers.update(&me, &changes, force).map_err(ApplyError::Conflicts)?;
+    if current.is_some() && merged == live {
+        // An apply that changes nothing keeps the applier's time (none for
+        // a new applier), as the apiserver's managedFieldsUpdater does.
+        if let Some(entry) = managers.0.get_mut(&me) {
+            entry.2 = last_time;
+        }
+    }
     managers.write(&mut merged);
     Ok(merged)
 }
@@ -248,12 +261,19 @@ pub(super) fn record_update(
     let me = Identity::new(manager, "Update", subresource, &api_version(&new_value));
     // An update takes what it changes: never a conflict.
     let _ = managers.update(&me, &changes, true);
-    let (mut set, _, _) = managers.0.remove(&me).unwrap_or_default();
-    set = set.difference(&changes.removed);
-    set.union(&changes.modified);
-    set.union(&changes.added);
-    strip(&mut set);
-    managers.0.insert(me, (set, api_version(&new_value), Some(now.to_owned())));
+    let mut changed = changes.modified.clone();
+    changed.union(&changes.added);
+    strip(&mut changed);
+    if let Some(entry) = managers.0.get_mut(&me) {
+        entry.0 = entry.0.difference(&changes.removed);
+    }
+    // A write that changes nothing the manager could own leaves its entry
+    // (and its time) as it was, and makes none.
+    if !changed.is_empty() {
+        let (mut set, ..) = managers.0.remove(&me).unwrap_or_default();
+        set.union(&changed);
+        managers.0.insert(me, (set, api_version(&new_value), Some(now.to_owned())));
+    }
     managers.write(new);
 }
 
@@ -336,7 +356,9 @@ fn merge_lists(old: &[Value], new: &[Value], merge: Merge) -> Result<Vec<Value>,
     Ok(out)
 }
 
-/// Removes the value at `path` (`FieldsV1` steps) from `value`.
+/// Removes the value at `path` (`FieldsV1` steps) from `value`. A map or
+/// list it empties goes too, as structured-merge-diff leaves it `null`,
+/// which the apiserver's decoding drops.
 fn remove_path(value: &mut Value, path: &[String], merge: Merge) {
     let Some((step, rest)) = path.split_first() else { return };
     match value {
@@ -346,6 +368,9 @@ fn remove_path(value: &mut Value, path: &[String], merge: Merge) {
                 fields.remove(name);
             } else if let Some(child) = fields.get_mut(name) {
                 remove_path(child, rest, merge.field(name));
+                if rest.len() == 1 && is_empty_container(child) {
+                    fields.remove(name);
+                }
             }
         }
         Value::Array(items) => {
@@ -360,5 +385,13 @@ fn remove_path(value: &mut Value, path: &[String], merge: Merge) {
             }
         }
         _ => {}
+    }
+}
+
+fn is_empty_container(value: &Value) -> bool {
+    match value {
+        Value::Object(fields) => fields.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        _ => false,
     }
 }
