@@ -13,7 +13,11 @@ const LATER: &str = "2026-01-02T03:04:06Z";
 
 /// A Deployment's merge schema, as the generated `DeploymentApply` has it.
 fn deployment() -> &'static [(&'static str, Merge)] {
-    &[("metadata", Merge::Struct(object_meta)), ("spec", Merge::Struct(deployment_spec))]
+    &[
+        ("metadata", Merge::Struct(object_meta)),
+        ("spec", Merge::Struct(deployment_spec)),
+        ("status", Merge::Struct(no_fields)),
+    ]
 }
 
 fn object_meta() -> &'static [(&'static str, Merge)] {
@@ -295,6 +299,26 @@ fn sets_and_keyed_lists_write_their_steps() {
 }
 
 #[test]
+fn a_subresource_apply_is_an_entry_of_its_own() {
+    let created = apply(None, &replicas(1), "m");
+    let mut status = head();
+    status["status"] = json!({"replicas": 1});
+    let both = server_side_apply(Some(&created), &status, "m", false, Some("status"), SCHEMA, LATER).unwrap();
+    let entries = both["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert_eq!(entries[0].get("subresource"), None);
+    assert_eq!(entries[1]["subresource"], json!("status"));
+    assert_eq!(entries[1]["fieldsV1"], json!({"f:status": {"f:replicas": {}}}));
+    // The main resource's apply no longer holding replicas does not touch
+    // what the status entry owns.
+    let mut again = head();
+    again["spec"] = json!({"paused": true});
+    let main = server_side_apply(Some(&both), &again, "m", false, None, SCHEMA, LATER).unwrap();
+    assert_eq!(main["status"], json!({"replicas": 1}));
+    assert!(main["spec"].get("replicas").is_none(), "{main}");
+}
+
+#[test]
 fn invalid_configurations_are_refused() {
     let mut config = head();
     config["spec"] = json!({"template": {"spec": {"containers": [{"image": "x"}]}}});
@@ -338,6 +362,11 @@ fn the_field_sets_are_those_kube_apiserver_wrote_for_the_same_writes() {
         "spec": {"replicas": 4, "template": {"spec": {"containers": [{"name": "app", "image": "nginx:3"}]}}}
     });
     let mut edited = super::strategic_merge(&applied, &patch, SCHEMA).unwrap();
+    // The patched object as the apiserver returned it (less its defaults).
+    let containers = &edited["spec"]["template"]["spec"]["containers"];
+    assert_eq!((&containers[0]["name"], &containers[0]["image"]), (&json!("app"), &json!("nginx:3")));
+    assert_eq!((&containers[1]["name"], containers.as_array().unwrap().len()), (&json!("sidecar"), 2));
+    assert_eq!(edited["metadata"]["labels"], json!({"team": "blue"}));
     record_update(Some(&applied), &mut edited, "editor", None, SCHEMA, NOW);
     let captured_after_update = json!([
         ["shaper", "Apply", {"f:spec": {"f:selector": {}, "f:template": {
@@ -457,6 +486,36 @@ mod properties {
             let once = server_side_apply(Some(&created), &second, "a", false, None, SCHEMA, NOW).unwrap();
             let twice = server_side_apply(Some(&once), &second, "a", false, None, SCHEMA, NOW).unwrap();
             prop_assert_eq!(&twice, &once);
+        }
+
+        #[test]
+        fn keyed_lists_merge_in_applied_order_keeping_live_only_elements(
+            live in prop::collection::vec("[a-e]", 0..6),
+            applied in prop::collection::btree_set("[a-e]", 0..5),
+            order in any::<prop::sample::Index>(),
+        ) {
+            // Live elements may repeat (the apiserver allows that in stored
+            // objects); applied ones may not.
+            let mut applied: Vec<String> = applied.into_iter().collect();
+            if !applied.is_empty() {
+                let at = order.index(applied.len());
+                applied.rotate_left(at);
+            }
+            let mut current = super::shape(json!(live.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()));
+            current["metadata"]["uid"] = json!("u");
+            let config = super::shape(json!(applied.iter().map(|n| json!({"name": n, "image": "i"})).collect::<Vec<_>>()));
+            let merged = server_side_apply(Some(&current), &config, "a", true, None, SCHEMA, NOW).unwrap();
+            let names: Vec<String> = merged["spec"]["template"]["spec"]["containers"]
+                .as_array()
+                .map(|items| items.iter().map(|c| c["name"].as_str().unwrap().to_owned()).collect())
+                .unwrap_or_default();
+            // Every applied element once, in applied order; every live-only
+            // name kept.
+            let applied_in_result: Vec<&String> = names.iter().filter(|n| applied.contains(n)).collect();
+            prop_assert_eq!(applied_in_result, applied.iter().collect::<Vec<_>>());
+            for name in &live {
+                prop_assert!(names.contains(name), "{} lost: {:?}", name, names);
+            }
         }
 
         #[test]

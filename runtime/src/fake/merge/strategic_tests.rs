@@ -251,6 +251,43 @@ fn non_merging_lists_and_scalars_are_replaced_and_null_deletes() {
     );
 }
 
+/// A list apply replaces whole that strategic merge patch merges by key
+/// (a Job's `status.conditions`), and one apply keys by two fields that
+/// strategic merge patch merges by one (a container's `ports`).
+#[test]
+fn the_patch_strategy_not_the_apply_list_type_decides() {
+    fn status() -> &'static [(&'static str, Merge)] {
+        const CONDITIONS: ListMerge =
+            ListMerge { apply: ListType::Atomic, patch: PatchStrategy::MergeByKey("type"), element: Merge::Atomic };
+        const PORTS: ListMerge = ListMerge {
+            apply: ListType::Map(&["containerPort", "protocol"]),
+            patch: PatchStrategy::MergeByKey("containerPort"),
+            element: Merge::Atomic,
+        };
+        const CLAIMS: ListMerge =
+            ListMerge { apply: ListType::Map(&["name"]), patch: PatchStrategy::Replace, element: Merge::Atomic };
+        &[("claims", Merge::List(&CLAIMS)), ("conditions", Merge::List(&CONDITIONS)), ("ports", Merge::List(&PORTS))]
+    }
+    let original = json!({
+        "conditions": [{"type": "Complete", "status": "False"}],
+        "ports": [{"containerPort": 80, "protocol": "TCP", "name": "http"}],
+        "claims": [{"name": "a"}],
+    });
+    let patch = json!({
+        "conditions": [{"type": "Complete", "status": "True"}, {"type": "Failed", "status": "False"}],
+        "ports": [{"containerPort": 80, "protocol": "UDP"}],
+        "claims": [{"name": "b"}],
+    });
+    assert_eq!(
+        strategic_merge(&original, &patch, Some(Merge::Struct(status))).unwrap(),
+        json!({
+            "conditions": [{"type": "Complete", "status": "True"}, {"type": "Failed", "status": "False"}],
+            "ports": [{"containerPort": 80, "protocol": "UDP", "name": "http"}],
+            "claims": [{"name": "b"}],
+        })
+    );
+}
+
 #[test]
 fn a_patch_that_is_not_an_object_is_an_error() {
     assert!(patched(json!({}), json!([1])).unwrap_err().contains("not a JSON object"));
