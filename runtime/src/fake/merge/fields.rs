@@ -180,7 +180,7 @@ pub(super) fn element_step(item: &Value, list_type: ListType) -> Result<String, 
     }
 }
 
-/// The list type `merge` gives a value, and whether it merges granularly.
+/// Whether `value` merges part by part under `merge` (rather than whole).
 fn granular(value: &Value, merge: Merge) -> bool {
     match merge {
         Merge::Atomic => false,

@@ -174,6 +174,7 @@ fn api_version(object: &Value) -> String {
     object.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_owned()
 }
 
+/// [`super::server_side_apply`] with the schema decided.
 pub(super) fn apply(
     current: Option<&Value>,
     applied: &Value,
@@ -236,6 +237,7 @@ pub(super) fn apply(
     Ok(merged)
 }
 
+/// [`super::record_update`] with the schema decided.
 pub(super) fn record_update(
     old: Option<&Value>,
     new: &mut Value,
