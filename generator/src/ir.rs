@@ -173,6 +173,9 @@ pub struct MergeFacts {
     /// An array's list type: `x-kubernetes-list-type`, else `merge` in
     /// `x-kubernetes-patch-strategy` (associative), else atomic.
     pub list_type: ListType,
+    /// How strategic merge patch merges an array: `merge` in
+    /// `x-kubernetes-patch-strategy`, by `x-kubernetes-patch-merge-key`.
+    pub patch: PatchStrategy,
     /// The facts of an array's items or of a map's values.
     pub inner: Option<Box<MergeFacts>>,
 }
@@ -186,23 +189,39 @@ pub enum MapType {
     Granular,
 }
 
-/// How an array merges.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How server-side apply merges an array.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum ListType {
     /// Replaced whole (the default).
     #[default]
     Atomic,
     /// Elements are scalars (or atomic values) merged by value.
     Set,
-    /// Elements are objects merged by their key fields.
-    Map,
+    /// Elements are objects merged by their key fields
+    /// (`x-kubernetes-list-map-keys`, else the patch merge key).
+    Map(Vec<String>),
 }
 
 impl ListType {
     /// Whether elements merge one by one.
-    pub fn is_associative(self) -> bool {
-        self != ListType::Atomic
+    pub fn is_associative(&self) -> bool {
+        *self != ListType::Atomic
     }
+}
+
+/// How strategic merge patch merges an array, from its
+/// `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key` (the
+/// Go struct tags `patchStrategy` and `patchMergeKey`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PatchStrategy {
+    /// Replaced by the patch's list (the default).
+    #[default]
+    Replace,
+    /// Merged: objects by the field `key`, scalars (no key) by value.
+    Merge {
+        /// `x-kubernetes-patch-merge-key`.
+        key: Option<String>,
+    },
 }
 
 /// The type of a field, independent of Rust spelling.

@@ -30,7 +30,9 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::error::{Error, Result, pointer_token};
-use crate::ir::{Field, FieldType, Gvk, ListType, MapType, MergeFacts, OBJECT_META, Shape, Special, TypeDef, Variant};
+use crate::ir::{
+    Field, FieldType, Gvk, ListType, MapType, MergeFacts, OBJECT_META, PatchStrategy, Shape, Special, TypeDef, Variant,
+};
 use crate::naming;
 use crate::schema::{AdditionalProperties, Schema};
 
@@ -294,11 +296,15 @@ impl<'a> Lowering<'a> {
             .then(|| (&schema.all_of[0], format!("{pointer}/allOf/0")));
         let mut map_type = self.map_type(schema, pointer)?;
         let mut list_type = self.list_type(schema, pointer)?;
+        let mut patch = patch_strategy(schema);
         let (node, node_pointer) = match &member {
             Some((m, at)) => {
                 map_type = map_type.or(self.map_type(m, at)?);
                 if schema.list_type.is_none() && schema.patch_strategy.is_none() {
                     list_type = self.list_type(m, at)?;
+                }
+                if schema.patch_strategy.is_none() {
+                    patch = patch_strategy(m);
                 }
                 (*m, at.as_str())
             }
@@ -321,7 +327,7 @@ impl<'a> Lowering<'a> {
         } else {
             None
         };
-        Ok(MergeFacts { map_type, list_type, inner: inner.map(Box::new) })
+        Ok(MergeFacts { map_type, list_type, patch, inner: inner.map(Box::new) })
     }
 
     /// A node's `x-kubernetes-map-type`.
@@ -341,12 +347,23 @@ impl<'a> Lowering<'a> {
 
     /// A node's list type: `x-kubernetes-list-type`, else, as for built-in
     /// types without one, a patch strategy containing `merge` makes the
-    /// list associative; otherwise atomic.
+    /// list associative; otherwise atomic. A `map` list is keyed by its
+    /// `x-kubernetes-list-map-keys`, else (as kube-openapi's `schemaconv`
+    /// reads a merge strategy) its patch merge key.
     fn list_type(&self, schema: &Schema, pointer: &str) -> Result<ListType> {
         Ok(match schema.list_type.as_deref() {
             Some("atomic") => ListType::Atomic,
             Some("set") => ListType::Set,
-            Some("map") => ListType::Map,
+            Some("map") if !schema.list_map_keys.is_empty() => ListType::Map(schema.list_map_keys.clone()),
+            Some("map") => match &schema.patch_merge_key {
+                Some(key) => ListType::Map(vec![key.clone()]),
+                None => {
+                    return Err(self.err(
+                        pointer,
+                        "x-kubernetes-list-type \"map\" without x-kubernetes-list-map-keys: the key fields are needed",
+                    ));
+                }
+            },
             Some(other) => {
                 return Err(self.err(
                     &format!("{pointer}/x-kubernetes-list-type"),
@@ -354,13 +371,10 @@ impl<'a> Lowering<'a> {
                 ));
             }
             None => match schema.patch_strategy.as_deref() {
-                Some(strategy) if strategy.split(',').any(|s| s == "merge") => {
-                    if schema.patch_merge_key.is_some() {
-                        ListType::Map
-                    } else {
-                        ListType::Set
-                    }
-                }
+                Some(strategy) if strategy.split(',').any(|s| s == "merge") => match &schema.patch_merge_key {
+                    Some(key) => ListType::Map(vec![key.clone()]),
+                    None => ListType::Set,
+                },
                 _ => ListType::Atomic,
             },
         })
@@ -574,4 +588,17 @@ fn field_doc(schema: &Schema, extended: bool) -> Option<String> {
         }
     }
     (!doc.trim().is_empty()).then_some(doc)
+}
+
+/// How strategic merge patch merges the array at a node: `merge` among the
+/// comma-separated `x-kubernetes-patch-strategy` (beside `retainKeys`,
+/// which only tells clients to send `$retainKeys`) merges it, by its
+/// `x-kubernetes-patch-merge-key` if it has one.
+fn patch_strategy(schema: &Schema) -> PatchStrategy {
+    match schema.patch_strategy.as_deref() {
+        Some(strategy) if strategy.split(',').any(|s| s == "merge") => {
+            PatchStrategy::Merge { key: schema.patch_merge_key.clone() }
+        }
+        _ => PatchStrategy::Replace,
+    }
 }

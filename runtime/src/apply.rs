@@ -46,27 +46,74 @@ impl<K: Object + Serialize> ApplyConfiguration<K> for K {}
 /// How a value merges in server-side apply, from the schema's
 /// `x-kubernetes-map-type`, `x-kubernetes-list-type` (or the patch strategy
 /// it falls back to) and `x-kubernetes-preserve-unknown-fields`, as
-/// structured-merge-diff reads them: [`extract`] needs it to tell a value
-/// a manager owns whole from one it owns part by part.
+/// structured-merge-diff reads them, and, for lists, how strategic merge
+/// patch merges them (`x-kubernetes-patch-strategy`): [`extract`] needs it
+/// to tell a value a manager owns whole from one it owns part by part.
+///
+/// Strategic merge patch merges every object key by key, whatever its
+/// apply merge: only lists differ between the two, and a list that either
+/// merges element by element is a [`Merge::List`].
 #[derive(Clone, Copy, Debug)]
 pub enum Merge {
-    /// Replaced whole: a scalar, or an atomic list, map or struct.
+    /// Replaced whole by apply: a scalar, or an atomic list, map or struct.
+    /// Strategic merge patch replaces such a list too, but merges such an
+    /// object key by key.
     Atomic,
     /// A struct merged field by field; its fields' merges.
     Struct(fn() -> &'static [(&'static str, Merge)]),
     /// A map merged key by key; how each value merges.
     Map(&'static Merge),
-    /// A list merged element by element (list-type `map` or `set`); how
-    /// each element merges.
-    List(&'static Merge),
+    /// A list that apply merges element by element (list type `set` or
+    /// `map`), or strategic merge patch does (patch strategy `merge`), or
+    /// both.
+    List(&'static ListMerge),
     /// Preserved unknown fields: objects merged key by key, lists and
     /// scalars whole (structured-merge-diff's deduced type).
     Deduced,
 }
 
+/// How a [`Merge::List`] merges.
+#[derive(Clone, Copy, Debug)]
+pub struct ListMerge {
+    /// How server-side apply merges it.
+    pub apply: ListType,
+    /// How strategic merge patch merges it.
+    pub patch: PatchStrategy,
+    /// How each element merges.
+    pub element: Merge,
+}
+
+/// How server-side apply merges a list: `x-kubernetes-list-type`, else, as
+/// kube-openapi's `schemaconv` reads built-in types without one, a patch
+/// strategy `merge` (a set without a patch merge key, a map keyed by it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListType {
+    /// Replaced whole.
+    Atomic,
+    /// Scalar elements merged by value.
+    Set,
+    /// Object elements merged by the values of these key fields
+    /// (`x-kubernetes-list-map-keys`).
+    Map(&'static [&'static str]),
+}
+
+/// How strategic merge patch merges a list (`x-kubernetes-patch-strategy`,
+/// the Go field tag `patchStrategy`). Its merge key may differ from the
+/// apply keys: a container's `ports` apply by `containerPort` and
+/// `protocol`, patch by `containerPort`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatchStrategy {
+    /// Replaced by the patch's list.
+    Replace,
+    /// Scalar elements merged by value (strategy `merge`, no merge key).
+    MergeByValue,
+    /// Object elements merged by this field (`x-kubernetes-patch-merge-key`).
+    MergeByKey(&'static str),
+}
+
 impl Merge {
     /// How field or key `name` of a value merging as `self` merges.
-    fn field(self, name: &str) -> Merge {
+    pub(crate) fn field(self, name: &str) -> Merge {
         match self {
             // A handful of entries: looked through, not searched.
             Merge::Struct(fields) => fields().iter().find(|(field, _)| *field == name).map_or(Merge::Atomic, |f| f.1),
@@ -77,10 +124,28 @@ impl Merge {
     }
 
     /// How an element of a list merging as `self` merges.
-    fn element(self) -> Merge {
+    pub(crate) fn element(self) -> Merge {
         match self {
-            Merge::List(element) => *element,
+            Merge::List(list) => list.element,
             Merge::Atomic | Merge::Struct(_) | Merge::Map(_) | Merge::Deduced => Merge::Atomic,
+        }
+    }
+
+    /// How apply merges a list merging as `self`: atomic unless a
+    /// [`Merge::List`] says otherwise.
+    pub(crate) fn apply_list(self) -> ListType {
+        match self {
+            Merge::List(list) => list.apply,
+            Merge::Atomic | Merge::Struct(_) | Merge::Map(_) | Merge::Deduced => ListType::Atomic,
+        }
+    }
+
+    /// How strategic merge patch merges a list merging as `self`: replaced
+    /// unless a [`Merge::List`] says otherwise.
+    pub(crate) fn patch_list(self) -> PatchStrategy {
+        match self {
+            Merge::List(list) => list.patch,
+            Merge::Atomic | Merge::Struct(_) | Merge::Map(_) | Merge::Deduced => PatchStrategy::Replace,
         }
     }
 }

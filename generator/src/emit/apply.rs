@@ -13,7 +13,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::tokens::{doc_attr, ident, rust_type, type_path_named};
-use crate::ir::{Api, FieldType};
+use crate::ir::{Api, FieldType, ListType, PatchStrategy};
 use crate::plan::{ApplyField, ApplyKind, ApplyPlan, ApplyType, Builder, Merge, StructPlan};
 
 /// The crate feature the apply configurations are behind.
@@ -152,9 +152,25 @@ fn merge(api: &Api, m: &Merge) -> TokenStream {
             let inner = merge(api, inner);
             quote!(#runtime::Map(&#inner))
         }
-        Merge::List(inner) => {
-            let inner = merge(api, inner);
-            quote!(#runtime::List(&#inner))
+        Merge::List { apply, patch, element } => {
+            let element = merge(api, element);
+            let apply = match apply {
+                ListType::Atomic => quote!(::k8s_client_runtime::apply::ListType::Atomic),
+                ListType::Set => quote!(::k8s_client_runtime::apply::ListType::Set),
+                ListType::Map(keys) => quote!(::k8s_client_runtime::apply::ListType::Map(&[#(#keys),*])),
+            };
+            let patch = match patch {
+                PatchStrategy::Replace => quote!(::k8s_client_runtime::apply::PatchStrategy::Replace),
+                PatchStrategy::Merge { key: None } => quote!(::k8s_client_runtime::apply::PatchStrategy::MergeByValue),
+                PatchStrategy::Merge { key: Some(key) } => {
+                    quote!(::k8s_client_runtime::apply::PatchStrategy::MergeByKey(#key))
+                }
+            };
+            quote!(#runtime::List(&::k8s_client_runtime::apply::ListMerge {
+                apply: #apply,
+                patch: #patch,
+                element: #element,
+            }))
         }
     }
 }

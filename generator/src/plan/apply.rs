@@ -20,7 +20,8 @@ use super::KindPlan;
 use super::fields::{Codec, FieldPlan, Seed, StructPlan, is_kind};
 use super::fields::{is_struct, is_text_map};
 use crate::ir::{
-    Api, Field, FieldType, Gvk, LIST_META, MapType, MergeFacts, OBJECT_META, Shape, Special, TypeDef, Verb,
+    Api, Field, FieldType, Gvk, LIST_META, ListType, MapType, MergeFacts, OBJECT_META, PatchStrategy, Shape, Special,
+    TypeDef, Verb,
 };
 use crate::naming;
 
@@ -86,11 +87,11 @@ pub enum ApplyType<'a> {
     Map(Box<ApplyType<'a>>),
 }
 
-/// How server-side apply merges a value (the runtime's
-/// `k8s_client_runtime::apply::Merge`), decided from the field's
-/// [`MergeFacts`] and its type: what tells `extract` whether a member of
-/// the managed fields owns the value whole or only the parts listed below
-/// it.
+/// How server-side apply (and strategic merge patch, for lists) merges a
+/// value (the runtime's `k8s_client_runtime::apply::Merge`), decided from
+/// the field's [`MergeFacts`] and its type: what tells `extract` whether a
+/// member of the managed fields owns the value whole or only the parts
+/// listed below it, and what the runtime's merges go by.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Merge<'a> {
     /// Replaced whole: a scalar, or an atomic list, map or struct.
@@ -105,9 +106,17 @@ pub enum Merge<'a> {
     },
     /// A map merged key by key; how each value merges.
     Map(Box<Merge<'a>>),
-    /// A `set` or `map` list merged element by element; how each element
-    /// merges.
-    List(Box<Merge<'a>>),
+    /// A list that server-side apply merges element by element (list type
+    /// `set` or `map`), or strategic merge patch does (patch strategy
+    /// `merge`), or both.
+    List {
+        /// How server-side apply merges it.
+        apply: &'a ListType,
+        /// How strategic merge patch merges it.
+        patch: &'a PatchStrategy,
+        /// How each element merges.
+        element: Box<Merge<'a>>,
+    },
     /// Untyped JSON (preserved unknown fields, `RawExtension`): objects
     /// merged key by key, lists and scalars whole.
     Deduced,
@@ -265,9 +274,18 @@ pub fn apply_plan<'a>(
 /// `x-kubernetes-map-type: atomic` node (or referenced schema, unless the
 /// property says `granular`) is atomic; structs and maps are otherwise
 /// granular; a list is granular when its list type is `set` or `map`;
-/// untyped JSON is deduced from the value.
-pub fn merge<'a>(api: &'a Api, names: &BTreeMap<&'a str, String>, ty: &'a FieldType, facts: &MergeFacts) -> Merge<'a> {
-    let inner = facts.inner.as_deref().cloned().unwrap_or_default();
+/// untyped JSON is deduced from the value. A list strategic merge patch
+/// merges (patch strategy `merge`) is listed even where apply replaces it
+/// whole.
+pub fn merge<'a>(
+    api: &'a Api,
+    names: &BTreeMap<&'a str, String>,
+    ty: &'a FieldType,
+    facts: &'a MergeFacts,
+) -> Merge<'a> {
+    static NO_FACTS: MergeFacts =
+        MergeFacts { map_type: None, list_type: ListType::Atomic, patch: PatchStrategy::Replace, inner: None };
+    let inner = facts.inner.as_deref().unwrap_or(&NO_FACTS);
     let atomic = facts.map_type == Some(MapType::Atomic);
     match ty {
         FieldType::Ref(r) => {
@@ -291,10 +309,14 @@ pub fn merge<'a>(api: &'a Api, names: &BTreeMap<&'a str, String>, ty: &'a FieldT
             }
         }
         FieldType::Json if !atomic => Merge::Deduced,
-        FieldType::Array(item) if facts.list_type.is_associative() => {
-            Merge::List(Box::new(merge(api, names, item, &inner)))
+        FieldType::Array(item) if facts.list_type.is_associative() || facts.patch != PatchStrategy::Replace => {
+            Merge::List {
+                apply: &facts.list_type,
+                patch: &facts.patch,
+                element: Box::new(merge(api, names, item, inner)),
+            }
         }
-        FieldType::Map(value) if !atomic => Merge::Map(Box::new(merge(api, names, value, &inner))),
+        FieldType::Map(value) if !atomic => Merge::Map(Box::new(merge(api, names, value, inner))),
         _ => Merge::Atomic,
     }
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Map as JsonMap, Value};
 
 use super::fields_v1::{FieldSet, PathElement};
-use super::{Merge, MergeFields};
+use super::{ListType, Merge, MergeFields};
 use crate::codec::fields::{self, DecodeFields};
 
 /// Why [`extract`] failed.
@@ -114,7 +114,8 @@ pub fn extract<A: DecodeFields + MergeFields>(
 fn owned_part(value: &Value, set: &FieldSet, merge: Merge) -> Option<Value> {
     let granular = match merge {
         Merge::Atomic => false,
-        Merge::Struct(_) | Merge::Map(_) | Merge::List(_) => true,
+        Merge::Struct(_) | Merge::Map(_) => true,
+        Merge::List(list) => list.apply != ListType::Atomic,
         Merge::Deduced => value.is_object(),
     };
     if !granular {

@@ -2,6 +2,7 @@ use serde::de::MapAccess;
 use serde_json::{Map as JsonMap, Value, json};
 
 use super::*;
+use crate::apply::{ListMerge, PatchStrategy};
 use crate::codec::DecodeOptions;
 
 /// An apply configuration that keeps every field it is given, so a test
@@ -37,7 +38,7 @@ impl MergeFields for Whole {
 fn metadata() -> &'static [(&'static str, Merge)] {
     &[
         ("annotations", Merge::Map(&Merge::Atomic)),
-        ("finalizers", Merge::List(&Merge::Atomic)),
+        ("finalizers", Merge::List(&SET)),
         ("labels", Merge::Map(&Merge::Atomic)),
     ]
 }
@@ -45,13 +46,31 @@ fn metadata() -> &'static [(&'static str, Merge)] {
 fn spec() -> &'static [(&'static str, Merge)] {
     // `selector` and `atomic` merge whole: not listed.
     &[
-        ("args", Merge::List(&Merge::Atomic)),
-        ("ports", Merge::List(&Merge::Struct(no_fields))),
+        ("args", Merge::List(&SET)),
+        (
+            "ports",
+            Merge::List(&ListMerge {
+                apply: ListType::Map(&["port"]),
+                patch: PatchStrategy::MergeByKey("port"),
+                element: Merge::Struct(no_fields),
+            }),
+        ),
+        (
+            "statuses",
+            Merge::List(&ListMerge {
+                apply: ListType::Atomic,
+                patch: PatchStrategy::MergeByKey("type"),
+                element: Merge::Struct(no_fields),
+            }),
+        ),
         ("strategy", Merge::Struct(strategy)),
         ("template", Merge::Struct(template)),
         ("unknown", Merge::Deduced),
     ]
 }
+
+/// A set that strategic merge patch merges too.
+const SET: ListMerge = ListMerge { apply: ListType::Set, patch: PatchStrategy::MergeByValue, element: Merge::Atomic };
 
 fn strategy() -> &'static [(&'static str, Merge)] {
     &[("rollingUpdate", Merge::Struct(no_fields))]
@@ -62,7 +81,14 @@ fn template() -> &'static [(&'static str, Merge)] {
 }
 
 fn pod_spec() -> &'static [(&'static str, Merge)] {
-    &[("containers", Merge::List(&Merge::Struct(container)))]
+    &[(
+        "containers",
+        Merge::List(&ListMerge {
+            apply: ListType::Map(&["name"]),
+            patch: PatchStrategy::MergeByKey("name"),
+            element: Merge::Struct(container),
+        }),
+    )]
 }
 
 fn container() -> &'static [(&'static str, Merge)] {
@@ -212,11 +238,14 @@ fn list_elements_by_key_value_and_position() {
             "f:ports": {"k:{\"port\":80,\"protocol\":\"TCP\"}": {".": {}, "f:port": {}, "f:protocol": {}, "f:name": {}}},
             "f:args": {"i:1": {}},
             "f:atomic": {},
+            // Atomic for apply though strategic merge patch merges it by key.
+            "f:statuses": {},
         }}))]},
         "spec": {
             "ports": [{"port": 80, "protocol": "UDP", "name": "u"}, {"port": 80, "protocol": "TCP", "name": "t", "nodePort": 3}],
             "args": ["a", "b", "c"],
             "atomic": [{"x": 1}, {"y": 2}],
+            "statuses": [{"type": "a"}, {"type": "b"}],
         }
     });
     assert_eq!(
@@ -225,6 +254,7 @@ fn list_elements_by_key_value_and_position() {
             "ports": [{"port": 80, "protocol": "TCP", "name": "t"}],
             "args": ["b"],
             "atomic": [{"x": 1}, {"y": 2}],
+            "statuses": [{"type": "a"}, {"type": "b"}],
         }})
     );
 }

@@ -43,11 +43,14 @@
 //! reacts to objects appearing, changing and going, to conflicts and to
 //! injected errors ([`FakeCluster::prepend_reactor`]), and what it wrote
 //! ([`FakeCluster::actions`]). It starts in microseconds and needs nothing
-//! installed. Use the real apiserver (the repository's `testenv`) for
+//! installed. Server-side apply (field ownership in `managedFields`,
+//! conflicts, force) and strategic merge patch (lists merged by key) work
+//! as the apiserver's for kinds whose merge schema is registered
+//! ([`FakeCluster::register_merge`], from the generated crate's `apply`
+//! feature). Use the real apiserver (the repository's `testenv`) for
 //! anything that depends on the apiserver's own logic: validation,
-//! defaulting, admission, RBAC, field ownership and conflicts of
-//! server-side apply, strategic merge of lists by key, garbage collection,
-//! protobuf, or exact watch-cache timing.
+//! defaulting, admission, RBAC, garbage collection, protobuf, or exact
+//! watch-cache timing.
 //!
 //! # What the fake does
 //! - Objects are kept as JSON per group/version/resource, with one
@@ -116,11 +119,16 @@
 //!   client goes, or [`close_watches`](FakeCluster::close_watches) (no
 //!   random server-side timeout). A watch that has not yet caught up with
 //!   changes from before a compaction ends with a 410 `ERROR` event.
-//! - Server-side apply and strategic merge patch are those of the `merge`
-//!   module: until it implements structured merge, apply is a JSON merge
-//!   patch of the configuration onto the object (no field ownership, no
-//!   conflicts, no `managedFields`), and strategic merge replaces lists
-//!   whole.
+//! - Server-side apply, strategic merge patch and the `managedFields` of
+//!   every write follow structured-merge-diff and apimachinery's
+//!   `strategicpatch` on the stored JSON, with the kind's registered merge
+//!   schema; the differences (no version conversion or defaulting, the
+//!   order of `fieldsV1` keys, ...) are listed in the `merge` module's
+//!   source docs (`runtime/src/fake/merge.rs`). Without a registered
+//!   schema, apply merges objects key by key and lists whole, and a
+//!   strategic merge patch is a JSON merge patch that honours the
+//!   `$patch` directives (the apiserver refuses strategic merge patches of
+//!   custom resources with 415; the fake does not).
 //! - Discovery is legacy discovery (no aggregated `APIGroupDiscoveryList`)
 //!   of the registered resources only, each with every verb; `/version`
 //!   answers `v1.35.0-fake`.

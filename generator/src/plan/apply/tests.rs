@@ -5,17 +5,30 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use super::Merge;
-use crate::ir::Api;
+use crate::ir::{Api, ListType, PatchStrategy};
 use crate::naming::GroupNames;
 
-/// `m` compactly: `List(Struct(ContainerApply))`.
+/// `m` compactly: `List(map[name], merge[name], Struct(ContainerApply))`,
+/// a list's apply type, strategic-merge strategy and element.
 fn show(m: &Merge) -> String {
     match m {
         Merge::Atomic => "Atomic".into(),
         Merge::Deduced => "Deduced".into(),
         Merge::Struct { name, .. } => format!("Struct({name})"),
         Merge::Map(inner) => format!("Map({})", show(inner)),
-        Merge::List(inner) => format!("List({})", show(inner)),
+        Merge::List { apply, patch, element } => {
+            let apply = match apply {
+                ListType::Atomic => "atomic".to_owned(),
+                ListType::Set => "set".to_owned(),
+                ListType::Map(keys) => format!("map[{}]", keys.join(",")),
+            };
+            let patch = match patch {
+                PatchStrategy::Replace => "replace".to_owned(),
+                PatchStrategy::Merge { key: None } => "merge".to_owned(),
+                PatchStrategy::Merge { key: Some(key) } => format!("merge[{key}]"),
+            };
+            format!("List({apply}, {patch}, {})", show(element))
+        }
     }
 }
 
@@ -60,9 +73,9 @@ fn kubernetes_types_merge_as_their_schema_says() {
             "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
             &[
                 ("annotations", "Map(Atomic)"),
-                ("finalizers", "List(Atomic)"),
+                ("finalizers", "List(set, merge, Atomic)"),
                 ("labels", "Map(Atomic)"),
-                ("ownerReferences", "List(Atomic)"),
+                ("ownerReferences", "List(map[uid], merge[uid], Atomic)"),
             ],
         ),
         // An atomic struct's own fields still merge as they say, where it
@@ -75,8 +88,9 @@ fn kubernetes_types_merge_as_their_schema_says() {
         assert_eq!(merge_fields(api, schema), pairs(expected), "{schema}");
     }
     let single: &[(&str, &str, &str)] = &[
-        ("io.k8s.api.core.v1.PodSpec", "containers", "List(Struct(ContainerApply))"),
-        ("io.k8s.api.core.v1.PodSpec", "volumes", "List(Struct(VolumeApply))"),
+        ("io.k8s.api.core.v1.PodSpec", "containers", "List(map[name], merge[name], Struct(ContainerApply))"),
+        // `merge,retainKeys`: merged by name.
+        ("io.k8s.api.core.v1.PodSpec", "volumes", "List(map[name], merge[name], Struct(VolumeApply))"),
         ("io.k8s.api.core.v1.PodSpec", "tolerations", "Atomic"),
         // The property's own `atomic` on a map.
         ("io.k8s.api.core.v1.PodSpec", "nodeSelector", "Atomic"),
@@ -85,9 +99,20 @@ fn kubernetes_types_merge_as_their_schema_says() {
         ("io.k8s.api.core.v1.PersistentVolumeSpec", "capacity", "Map(Atomic)"),
         // ObjectReference is atomic where nothing overrides it.
         ("io.k8s.api.core.v1.Binding", "target", "Atomic"),
-        ("io.k8s.api.core.v1.Container", "ports", "List(Struct(ContainerPortApply))"),
-        ("io.k8s.api.core.v1.Container", "env", "List(Struct(EnvVarApply))"),
+        // Apply keys by port and protocol, strategic merge by port alone.
+        (
+            "io.k8s.api.core.v1.Container",
+            "ports",
+            "List(map[containerPort,protocol], merge[containerPort], Struct(ContainerPortApply))",
+        ),
+        ("io.k8s.api.core.v1.Container", "env", "List(map[name], merge[name], Struct(EnvVarApply))"),
         ("io.k8s.api.core.v1.Container", "args", "Atomic"),
+        // A `set` without a patch strategy: strategic merge replaces it.
+        ("io.k8s.api.discovery.v1.Endpoint", "addresses", "List(set, replace, Atomic)"),
+        // Atomic for apply, merged by key for strategic merge patch.
+        ("io.k8s.api.batch.v1.JobStatus", "conditions", "List(atomic, merge[type], Struct(JobConditionApply))"),
+        ("io.k8s.api.core.v1.PodStatus", "hostIPs", "List(atomic, merge[ip], Struct(HostIPApply))"),
+        ("io.k8s.api.core.v1.NodeSpec", "podCIDRs", "List(set, merge, Atomic)"),
     ];
     for (schema, json, merge) in single {
         let fields = merge_fields(api, schema);
@@ -188,9 +213,9 @@ fn custom_resources_merge_as_their_schema_says() {
             ("chooser", "Struct(LabelSelectorApply)"),
             ("config", "Deduced"),
             ("owner", "Struct(MergingSpecOwnerApply)"),
-            ("ports", "List(Struct(MergingSpecPortsApply))"),
+            ("ports", "List(map[name], replace, Struct(MergingSpecPortsApply))"),
             ("sizes", "Map(Atomic)"),
-            ("tags", "List(Atomic)"),
+            ("tags", "List(set, replace, Atomic)"),
         ]),
         "{spec}"
     );
@@ -199,6 +224,16 @@ fn custom_resources_merge_as_their_schema_says() {
         merge_fields(&api, kind),
         pairs(&[("metadata", "Struct(ObjectMetaApply)"), ("spec", "Struct(MergingSpecApply)")])
     );
+}
+
+#[test]
+fn a_map_list_without_keys_is_an_error_naming_where() {
+    let text = FIXTURE.replace("x-kubernetes-list-map-keys: [name]", "x-kubernetes-list-map-keys: []");
+    let mut manifests = crate::crd::Manifests::default();
+    manifests.add_text(&text, Path::new("merges.yaml"), "merges.yaml").expect("fixture reads");
+    let build = crate::spec::BuildOptions { external_crate: Some("k8s_client".into()) };
+    let err = crate::spec::build_with(&manifests.documents, &build).expect_err("refused").to_string();
+    assert!(err.contains("/properties/ports") && err.contains("x-kubernetes-list-map-keys"), "{err}");
 }
 
 #[test]

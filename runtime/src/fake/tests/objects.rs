@@ -206,10 +206,15 @@ async fn patches_and_apply() {
     let changed =
         json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "a"}, "spec": {"color": "blue"}});
     let updated = client.apply("a", &changed, &ApplyOptions::new("me")).await.unwrap();
-    assert_eq!(updated.data["spec"], json!({"replicas": 2, "color": "blue"}));
+    // What the manager stopped applying, and no one else owns, is gone.
+    assert_eq!(updated.data["spec"], json!({"color": "blue"}));
+    let other =
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "a"}, "spec": {"replicas": 3}});
+    let shared = client.apply("a", &other, &ApplyOptions::new("other")).await.unwrap();
+    assert_eq!(shared.data["spec"], json!({"replicas": 3, "color": "blue"}));
     let apply_action = fake.actions().into_iter().rfind(|a| a.verb == "patch").unwrap();
     assert_eq!(apply_action.patch_type.as_deref(), Some("application/apply-patch+yaml"));
-    assert_eq!(apply_action.query_param("fieldManager"), Some("me"));
+    assert_eq!(apply_action.query_param("fieldManager"), Some("other"));
     let missing = client.patch("nope", &Patch::Merge(json!({})), &opts).await.unwrap_err();
     assert!(missing.is_not_found());
 }

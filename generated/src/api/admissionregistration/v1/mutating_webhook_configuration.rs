@@ -429,9 +429,15 @@ impl ::k8s_client_runtime::apply::MergeFields for MutatingWebhookConfigurationAp
             (
                 "webhooks",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::admissionregistration::v1::MutatingWebhookApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "name",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::admissionregistration::v1::MutatingWebhookApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
         ]

@@ -291,17 +291,27 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageVersionStatusApply {
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::apiserverinternal::v1alpha1::StorageVersionConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["type"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::Replace,
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::apiserverinternal::v1alpha1::StorageVersionConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
             (
                 "storageVersions",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::apiserverinternal::v1alpha1::ServerStorageVersionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(
+                            &["apiServerID"],
+                        ),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::Replace,
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::apiserverinternal::v1alpha1::ServerStorageVersionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
         ]

@@ -586,6 +586,20 @@ impl ::k8s_client_runtime::apply::MergeFields for JobStatusApply {
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
         &[
             (
+                "conditions",
+                ::k8s_client_runtime::apply::Merge::List(
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Atomic,
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "type",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::batch::v1::JobConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
+                ),
+            ),
+            (
                 "uncountedTerminatedPods",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::batch::v1::UncountedTerminatedPodsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,

@@ -365,9 +365,15 @@ impl ::k8s_client_runtime::apply::MergeFields for PodCertificateRequestStatusApp
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::apimachinery::pkg::apis::meta::v1::ConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["type"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "type",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::apimachinery::pkg::apis::meta::v1::ConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
         ]

@@ -1468,9 +1468,15 @@ impl ::k8s_client_runtime::apply::MergeFields for EphemeralContainerApply {
             (
                 "env",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::core::v1::EnvVarApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "name",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::core::v1::EnvVarApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
             (
@@ -1488,9 +1494,17 @@ impl ::k8s_client_runtime::apply::MergeFields for EphemeralContainerApply {
             (
                 "ports",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::core::v1::ContainerPortApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(
+                            &["containerPort", "protocol"],
+                        ),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "containerPort",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::core::v1::ContainerPortApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
             (
@@ -1520,17 +1534,33 @@ impl ::k8s_client_runtime::apply::MergeFields for EphemeralContainerApply {
             (
                 "volumeDevices",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::core::v1::VolumeDeviceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(
+                            &["devicePath"],
+                        ),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "devicePath",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::core::v1::VolumeDeviceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
             (
                 "volumeMounts",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::core::v1::VolumeMountApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(
+                            &["mountPath"],
+                        ),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "mountPath",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::core::v1::VolumeMountApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
         ]

@@ -460,7 +460,11 @@ impl ::k8s_client_runtime::apply::MergeFields for NodeSpecApply {
             (
                 "podCIDRs",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Atomic,
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Set,
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByValue,
+                        element: ::k8s_client_runtime::apply::Merge::Atomic,
+                    },
                 ),
             ),
         ]

@@ -903,9 +903,15 @@ impl ::k8s_client_runtime::apply::MergeFields for NodeStatusApply {
             (
                 "addresses",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::core::v1::NodeAddressApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["type"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "type",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::core::v1::NodeAddressApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
             (
@@ -923,9 +929,15 @@ impl ::k8s_client_runtime::apply::MergeFields for NodeStatusApply {
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::core::v1::NodeConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["type"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "type",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::core::v1::NodeConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
             (

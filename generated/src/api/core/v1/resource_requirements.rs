@@ -297,9 +297,13 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceRequirementsApply {
             (
                 "claims",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::core::v1::ResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::Replace,
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::core::v1::ResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
             (

@@ -522,7 +522,13 @@ impl ::k8s_client_runtime::apply::MergeFields for ServiceAccountApply {
             (
                 "secrets",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Atomic,
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "name",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Atomic,
+                    },
                 ),
             ),
         ]

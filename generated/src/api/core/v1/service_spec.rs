@@ -1179,9 +1179,17 @@ impl ::k8s_client_runtime::apply::MergeFields for ServiceSpecApply {
             (
                 "ports",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::core::v1::ServicePortApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(
+                            &["port", "protocol"],
+                        ),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "port",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::core::v1::ServicePortApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
             (

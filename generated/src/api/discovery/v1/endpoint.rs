@@ -494,7 +494,11 @@ impl ::k8s_client_runtime::apply::MergeFields for EndpointApply {
             (
                 "addresses",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Atomic,
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Set,
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::Replace,
+                        element: ::k8s_client_runtime::apply::Merge::Atomic,
+                    },
                 ),
             ),
             (

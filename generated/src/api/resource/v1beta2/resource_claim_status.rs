@@ -311,17 +311,29 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimStatusApply {
             (
                 "devices",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::resource::v1beta2::AllocatedDeviceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(
+                            &["driver", "device", "pool", "shareID"],
+                        ),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::Replace,
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::resource::v1beta2::AllocatedDeviceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
             (
                 "reservedFor",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::resource::v1beta2::ResourceClaimConsumerReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["uid"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "uid",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::resource::v1beta2::ResourceClaimConsumerReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
         ]

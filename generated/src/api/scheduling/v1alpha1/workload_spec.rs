@@ -232,9 +232,13 @@ impl ::k8s_client_runtime::apply::MergeFields for WorkloadSpecApply {
             (
                 "podGroups",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::api::scheduling::v1alpha1::PodGroupApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::Replace,
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::api::scheduling::v1alpha1::PodGroupApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
         ]

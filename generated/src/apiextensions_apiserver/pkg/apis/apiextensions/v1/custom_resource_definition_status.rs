@@ -343,9 +343,13 @@ impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionStatus
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["type"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::Replace,
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
         ]

@@ -2119,9 +2119,15 @@ impl ::k8s_client_runtime::apply::MergeFields for JSONSchemaPropsApply {
             (
                 "x-kubernetes-validations",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["rule"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "rule",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::ValidationRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
         ]

@@ -860,7 +860,11 @@ impl ::k8s_client_runtime::apply::MergeFields for ObjectMetaApply {
             (
                 "finalizers",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Atomic,
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Set,
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByValue,
+                        element: ::k8s_client_runtime::apply::Merge::Atomic,
+                    },
                 ),
             ),
             (
@@ -872,7 +876,13 @@ impl ::k8s_client_runtime::apply::MergeFields for ObjectMetaApply {
             (
                 "ownerReferences",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Atomic,
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["uid"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                            "uid",
+                        ),
+                        element: ::k8s_client_runtime::apply::Merge::Atomic,
+                    },
                 ),
             ),
         ]

@@ -833,9 +833,13 @@ impl ::k8s_client_runtime::apply::MergeFields for WidgetStatusApply {
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::Merge::Struct(
-                        <::k8s_client::apimachinery::pkg::apis::meta::v1::ConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                    ),
+                    &::k8s_client_runtime::apply::ListMerge {
+                        apply: ::k8s_client_runtime::apply::ListType::Map(&["type"]),
+                        patch: ::k8s_client_runtime::apply::PatchStrategy::Replace,
+                        element: ::k8s_client_runtime::apply::Merge::Struct(
+                            <::k8s_client::apimachinery::pkg::apis::meta::v1::ConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                        ),
+                    },
                 ),
             ),
         ]
