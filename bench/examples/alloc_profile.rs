@@ -1,6 +1,8 @@
 //! Where a decoded pod's memory goes: the size of the big pod types, and the
 //! heap blocks one decoded PodList of `shared/bench/podlist-5000.json.gz`
-//! keeps, per pod, by size class (with glibc's chunk rounding estimated).
+//! keeps, per pod, by size class (with glibc's chunk rounding estimated);
+//! then the same for the list decoded as metadata only
+//! (`PartialObjectMetadata`, what a metadata informer caches).
 //!
 //! Run: `cargo run --release -p k8s-client-bench --example alloc_profile`.
 // Counting allocations takes a `GlobalAlloc`, an unsafe trait: the crate's

@@ -1,7 +1,7 @@
 //! One CRUD, watch and apply suite, run through the typed client
 //! (`ResourceClient<ConfigMap>`) and the DynamicClient
-//! (`ResourceClient<DynamicObject>`) against the real apiserver: the verbs
-//! exist once, so both must behave the same.
+//! (`ResourceClient<DynamicObject>`) against the real apiserver, and on the
+//! fake cluster: the verbs exist once, so both must behave the same.
 
 mod support;
 
@@ -144,6 +144,14 @@ async fn dynamic_client_passes_the_suite() {
     let ns = support::namespace("suite-dynamic");
     let client = DynamicClient::namespaced_with(support::client(), &ns, &DynamicResource::of::<ConfigMap>());
     suite(client).await;
+}
+
+/// The same suite, typed and dynamic, on the in-memory fake cluster.
+#[tokio::test]
+async fn both_clients_pass_the_suite_on_the_fake() {
+    let fake = k8s_client_runtime::fake::FakeCluster::new();
+    suite(k8s_client::clientset::Clientset::new(fake.client()).core_v1().config_maps("typed")).await;
+    suite(DynamicClient::namespaced_with(fake.client(), "dynamic", &DynamicResource::of::<ConfigMap>())).await;
 }
 
 /// Dynamic list items arrive without apiVersion/kind; the client fills them in.
