@@ -137,29 +137,6 @@ async fn the_event_recorder_writes_events() {
     broadcaster.shutdown();
 }
 
-/// A rough cost figure: 10,000 creates and one list through
-/// `ResourceClient` (`cargo test -p k8s-client-runtime --release --lib
-/// fake::tests::clients::cost -- --ignored --nocapture`).
-#[tokio::test]
-#[ignore = "a timing figure, not a check"]
-async fn cost_of_ten_thousand_creates_and_a_list() {
-    let fake = FakeCluster::new();
-    let client = pods(&fake, "ns");
-    let started = std::time::Instant::now();
-    for i in 0..10_000 {
-        client.create(&pod("ns", &format!("pod-{i}"), "node"), &WriteOptions::default()).await.unwrap();
-    }
-    let creates = started.elapsed();
-    let started = std::time::Instant::now();
-    let list = client.list(&ListOptions::default()).await.unwrap();
-    let listed = started.elapsed();
-    assert_eq!(list.items.len(), 10_000);
-    println!(
-        "10000 creates: {creates:?} ({:.1} µs each); list of 10000: {listed:?}",
-        creates.as_secs_f64() * 1e6 / 10_000.0
-    );
-}
-
 #[tokio::test]
 async fn discovery_lists_the_registered_resources() {
     let (fake, _) = super::widget_cluster();
