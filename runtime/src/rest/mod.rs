@@ -38,10 +38,12 @@ mod content;
 mod error;
 mod limiter;
 mod options;
+pub mod remotecommand;
 mod request;
 mod resource;
 pub mod subresource;
 mod target;
+mod upgrade;
 pub mod verbs;
 pub mod watch;
 

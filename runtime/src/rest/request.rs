@@ -262,7 +262,7 @@ impl Request {
         p
     }
 
-    fn prepare(mut self) -> Result<(Client, Prepared, Option<Duration>), Error> {
+    pub(super) fn prepare(mut self) -> Result<(Client, Prepared, Option<Duration>), Error> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
