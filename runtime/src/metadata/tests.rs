@@ -73,7 +73,11 @@ fn what_a_workload_repeats_is_held_once() {
     let b: PartialObjectMetadata = decode_json(pod("b").as_bytes()).unwrap();
     let first_entry = |map: Option<&Map>| std::ptr::from_ref(map.unwrap().iter().next().unwrap().0);
     assert_eq!(first_entry(a.labels()), first_entry(b.labels()), "one array of labels");
-    assert_eq!(first_entry(a.metadata.annotations()), first_entry(b.metadata.annotations()), "one array of annotations");
+    assert_eq!(
+        first_entry(a.metadata.annotations()),
+        first_entry(b.metadata.annotations()),
+        "one array of annotations"
+    );
     let owner = |o: &PartialObjectMetadata| o.metadata.owner_references()[0].uid.as_ptr();
     assert_eq!(owner(&a), owner(&b), "one buffer for the owner's uid");
     // Decoding grows a list's allocation; a cache keeps it, so it is exact.
@@ -82,7 +86,10 @@ fn what_a_workload_repeats_is_held_once() {
 
     let empty: PartialObjectMetadata =
         decode_json(br#"{"metadata": {"labels": null, "annotations": null, "ownerReferences": null}}"#).unwrap();
-    assert_eq!((empty.labels(), empty.metadata.annotations(), empty.metadata.owner_references.as_ref()), (None, None, None));
+    assert_eq!(
+        (empty.labels(), empty.metadata.annotations(), empty.metadata.owner_references.as_ref()),
+        (None, None, None)
+    );
 }
 
 #[test]

@@ -99,8 +99,7 @@ impl Request {
                 });
                 let response = sender.send_request(request).await.map_err(|e| upgrade_error(&url, e))?;
                 let status = response.status();
-                if status == StatusCode::UNAUTHORIZED && !reauthenticated && auth.unauthorized(authorization.as_ref())
-                {
+                if status == StatusCode::UNAUTHORIZED && !reauthenticated && auth.unauthorized(authorization.as_ref()) {
                     reauthenticated = true;
                     tracing::debug!(%url, "401: refreshing credentials and retrying the upgrade once");
                     continue;

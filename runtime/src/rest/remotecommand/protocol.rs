@@ -162,7 +162,8 @@ mod tests {
 
     #[test]
     fn another_failure_keeps_its_status() {
-        let status = br#"{"metadata":{},"status":"Failure","message":"container not found (\"x\")","reason":"InternalError"}"#;
+        let status =
+            br#"{"metadata":{},"status":"Failure","message":"container not found (\"x\")","reason":"InternalError"}"#;
         match exit_status(status) {
             Ok(ExitStatus::Failure(s)) => assert_eq!(s.message, "container not found (\"x\")"),
             other => panic!("{other:?}"),
