@@ -30,7 +30,7 @@ pub(crate) enum Channel {
 impl Channel {
     pub(crate) fn of(channel: u8) -> Channel {
         let port = usize::from(channel / 2);
-        if channel % 2 == 0 { Channel::Data(port) } else { Channel::Error(port) }
+        if channel.is_multiple_of(2) { Channel::Data(port) } else { Channel::Error(port) }
     }
 }
 
