@@ -457,8 +457,9 @@ func (s *supervisor) shutdown(grace time.Duration) {
 	s.stopping = true
 	api, etcd, node := s.api, s.etcd, s.node
 	s.mu.Unlock()
-	// The node first: it kills its containers on the way out.
-	stopChild(node, grace)
+	// The node first, always with SIGTERM: it kills its containers' process
+	// groups on the way out (SIGKILL would leave their children behind).
+	stopChild(node, max(grace, 5*time.Second))
 	stopChild(api, grace)
 	stopChild(etcd, grace)
 	_ = os.Remove(s.path(fileEnv))
