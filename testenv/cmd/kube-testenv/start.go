@@ -274,7 +274,7 @@ func startDetached(stateDir string, args []string) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 		if env, err := readEnv(stateDir); err == nil {
-			fmt.Printf("kube-testenv: running %s (%s), pid %d\n  kubeconfig: %s\n  logs: %s/{apiserver,etcd,supervisor}.log\n",
+			fmt.Printf("kube-testenv: running %s (%s), pid %d\n  kubeconfig: %s\n  logs: %s/{apiserver,etcd,node,supervisor}.log\n",
 				env["server"], env["version"], cmd.Process.Pid, env["kubeconfig"], stateDir)
 			return nil
 		}
