@@ -114,8 +114,12 @@ func cmdStart(args []string) error {
 		s.shutdown(10 * time.Second)
 		return err
 	}
-	fmt.Printf("kube-testenv: ready in %.2fs (etcd %.2fs): %s (%s), kubeconfig %s\n",
-		time.Since(s.startedAt).Seconds(), s.etcdReady.Seconds(), s.serverURL, s.version, s.path(fileKubeconfig))
+	nodeNote := ""
+	if !o.noNode {
+		nodeNote = fmt.Sprintf(", node %.2fs", s.nodeReady.Seconds())
+	}
+	fmt.Printf("kube-testenv: ready in %.2fs (etcd %.2fs%s): %s (%s), kubeconfig %s\n",
+		time.Since(s.startedAt).Seconds(), s.etcdReady.Seconds(), nodeNote, s.serverURL, s.version, s.path(fileKubeconfig))
 
 	var exitErr error
 	grace := 10 * time.Second

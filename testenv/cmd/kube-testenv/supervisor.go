@@ -87,6 +87,7 @@ type supervisor struct {
 	unexpected chan *child
 	startedAt  time.Time
 	etcdReady  time.Duration // since startedAt, for the "ready" line
+	nodeReady  time.Duration // time the node took to register, for the "ready" line
 }
 
 func newSupervisor(o options) (*supervisor, error) {
@@ -382,10 +383,12 @@ func (s *supervisor) startAll() error {
 	if s.opts.noNode {
 		return nil
 	}
+	t := time.Now()
 	if err := s.startNode(); err != nil {
 		s.shutdown(10 * time.Second)
 		return err
 	}
+	s.nodeReady = time.Since(t)
 	return nil
 }
 
