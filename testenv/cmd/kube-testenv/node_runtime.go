@@ -376,7 +376,9 @@ func (r *nodeRuntime) Exec(ctx context.Context, containerID string, argv []strin
 			return err
 		}
 		defer f.Close()
-		go applyResizes(f, resize)
+		if resize != nil {
+			go applyResizes(f, resize)
+		}
 		if in != nil {
 			go func() { _, _ = io.Copy(f, in) }()
 		}
