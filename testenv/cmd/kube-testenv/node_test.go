@@ -174,6 +174,15 @@ func TestNodeThroughAPIServer(t *testing.T) {
 		if !errors.As(err, &exitErr) || exitErr.ExitStatus() != 3 || errOut.String() != "oops\n" {
 			t.Fatalf("%s exec exit 3: %v, stderr %q", proto, err, errOut.String())
 		}
+		// Stdin reaches the command and its end closes the command's stdin
+		// (v5's close signal over WebSocket, the stream's close over SPDY).
+		out.Reset()
+		stdinReq := cs.CoreV1().RESTClient().Post().Namespace("default").Resource("pods").Name("shell").SubResource("exec").
+			VersionedParams(&corev1.PodExecOptions{Container: "main", Command: []string{"cat"}, Stdin: true, Stdout: true}, scheme.ParameterCodec)
+		err = executor(stdinReq).StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: strings.NewReader("from stdin"), Stdout: &out})
+		if err != nil || out.String() != "from stdin" {
+			t.Fatalf("%s exec cat: %v, output %q", proto, err, out.String())
+		}
 		// A pty sized by the client's first resize event.
 		out.Reset()
 		err = executor(execURL("shell", true, "sh", "-c", "sleep 0.2; stty size; test -t 1")).StreamWithContext(ctx, remotecommand.StreamOptions{
