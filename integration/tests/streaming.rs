@@ -297,3 +297,50 @@ fn is_zombie(proc_dir: &std::path::Path) -> bool {
         .map(|s| s.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')))
         .unwrap_or(true)
 }
+
+/// 100 MB through `cat` and back, ours against `kubectl exec -i` (when on
+/// the PATH) in the same run. A figure, not a check: run it alone, on an
+/// idle machine.
+#[tokio::test]
+#[ignore = "a throughput figure; run alone: cargo test -p k8s-client-integration --test streaming -- --ignored"]
+async fn exec_throughput_100_mb() {
+    const SIZE: usize = 100 * 1024 * 1024;
+    let ns = support::namespace("exec-throughput");
+    let pods = idle_pod(&ns).await;
+    let data: Vec<u8> = (0..SIZE).map(|i| (i % 253) as u8).collect();
+
+    let started = Instant::now();
+    let params = AttachParams::default().stdin(true).stderr(false);
+    let mut process = pods.exec("idle", ["cat"], &params).await.unwrap();
+    let (mut stdin, stdout) = (process.stdin().unwrap(), process.stdout().unwrap());
+    let sent = data.clone();
+    let writer = tokio::spawn(async move {
+        stdin.write_all(&sent).await.unwrap();
+        stdin.shutdown().await.unwrap();
+    });
+    let echoed = read_to_end(stdout).await;
+    writer.await.unwrap();
+    assert_eq!(process.join().await.unwrap(), ExitStatus::Success);
+    assert!(echoed == data);
+    let ours = started.elapsed();
+    println!("k8s-client-runtime exec: 100 MB round trip in {ours:?}: {:.1} MB/s", 100.0 / ours.as_secs_f64());
+
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), &data).unwrap();
+    let kubeconfig = support::env().kubeconfig_path().to_owned();
+    let started = Instant::now();
+    let output = std::process::Command::new("kubectl")
+        .args(["exec", "-i", "-n", &ns, "idle", "--", "cat"])
+        .env("KUBECONFIG", kubeconfig)
+        .stdin(std::fs::File::open(file.path()).unwrap())
+        .output();
+    match output {
+        Ok(output) if output.status.success() => {
+            assert!(output.stdout == data, "kubectl's echo differs");
+            let kubectl = started.elapsed();
+            println!("kubectl exec -i: 100 MB round trip in {kubectl:?}: {:.1} MB/s", 100.0 / kubectl.as_secs_f64());
+        }
+        Ok(output) => println!("kubectl exec failed: {}", String::from_utf8_lossy(&output.stderr)),
+        Err(e) => println!("kubectl not run: {e}"),
+    }
+}
