@@ -209,6 +209,28 @@ async fn port_forward_answers_100_concurrent_requests_and_a_second_port() {
     }
 }
 
+/// Proxy requests reach the apiserver's node and pod proxies. The
+/// testenv's node and pods live on loopback, where the apiserver refuses to
+/// proxy to ("address not allowed", 400): that refusal, and a missing pod's
+/// 404, come back as its Status. (A proxied answer is covered by the
+/// runtime's loopback tests.)
+#[tokio::test]
+async fn proxy_requests_reach_the_apiservers_proxies() {
+    let node = support::env().node_name().unwrap();
+    let nodes = support::clientset().core_v1().nodes();
+    let err = nodes.proxy(http::Method::GET, node, "healthz").unwrap().bytes().await.unwrap_err();
+    assert_eq!(err.code(), Some(400), "{err:?}");
+    assert!(err.to_string().contains("address not allowed"), "{err}");
+
+    let ns = support::namespace("proxy");
+    let pods = idle_pod(&ns).await;
+    let err = pods.proxy(http::Method::GET, "idle:8080", "/").unwrap().bytes().await.unwrap_err();
+    assert_eq!(err.code(), Some(400), "{err:?}");
+    assert!(err.to_string().contains("address not allowed"), "{err}");
+    let err = pods.proxy(http::Method::GET, "missing", "/").unwrap().bytes().await.unwrap_err();
+    assert!(err.is_not_found(), "{err:?}");
+}
+
 #[tokio::test]
 async fn port_forward_to_a_closed_port_reports_the_error_channel() {
     let ns = support::namespace("port-forward-err");

@@ -280,11 +280,10 @@ impl Client {
     }
 
     /// The pieces a dedicated (non-pooled) connection needs: the
-    /// connector, the server's authority, and the limiter and credentials
-    /// every request goes through.
-    pub(super) fn dedicated(&self) -> (&Connector, &str, Option<&RateLimiter>, &Authenticator) {
+    /// connector, the server's authority, and the credentials.
+    pub(super) fn dedicated(&self) -> (&Connector, &str, &Authenticator) {
         let inner = &*self.inner;
-        (&inner.connector, &inner.authority, inner.limiter.as_ref(), &inner.auth)
+        (&inner.connector, &inner.authority, &inner.auth)
     }
 }
 

@@ -4,9 +4,12 @@
 //! negotiated HTTP/2, so every WebSocket gets a connection of its own,
 //! dialed through the client's connector (same TLS, proxy and client
 //! certificate) with ALPN offering HTTP/1.1 only. The handshake carries
-//! the same headers and credentials as any request and waits its turn at
-//! the rate limiter; a refusal (403, 404, a 400 Status) becomes
-//! [`Error::Api`], as for every other call.
+//! the same headers and credentials as any request; a refusal (403, 404, a
+//! 400 Status) becomes [`Error::Api`], as for every other call. It does not
+//! wait at the client's rate limiter, as client-go's exec and port-forward
+//! dialers do not: a local port-forward opens a WebSocket per connection,
+//! and a browser's burst of connections would otherwise queue behind a
+//! limit meant for API calls.
 
 use std::time::Duration;
 
@@ -68,16 +71,13 @@ impl Request {
         let url = client.url_of(&prepared);
         let uri: http::Uri = url.parse().map_err(|e| upgrade_error(&url, e))?;
         let origin_form = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
-        let (connector, authority, limiter, auth) = client.dedicated();
+        let (connector, authority, auth) = client.dedicated();
         let connector = connector.http1_only();
         let host = HeaderValue::try_from(authority).map_err(|e| invalid("Host", e))?;
 
         let handshake = async {
             let mut reauthenticated = false;
             loop {
-                if let Some(limiter) = limiter {
-                    limiter.acquire().await;
-                }
                 let authorization = auth.authorization().await.map_err(Error::Auth)?;
                 client.rotate_if_certificate_changed();
                 let io = connector.dial(uri.clone()).await.map_err(|e| upgrade_error(&url, e))?;

@@ -429,3 +429,35 @@ async fn proxy_requests_carry_the_path_and_no_timeout_parameter() {
     assert_eq!(server.requests()[0].path, "/api/v1/namespaces/ns/pods/web:8080/proxy/metrics/a%20b/?x=1");
     assert!(pods.proxy(http::Method::GET, "web", "../secrets").unwrap().bytes().await.is_err());
 }
+
+async fn status_then_close(mut ws: Socket) {
+    ws.send(binary(3, br#"{"status":"Success"}"#)).await.unwrap();
+    ws.close(None).await.unwrap();
+}
+
+#[tokio::test]
+async fn the_dynamic_client_execs_too() {
+    let server = WsServer::start(Answer::Choose(V5_V4), status_then_close).await;
+    let client = Client::new(crate::config::Config::new(server.url.parse().unwrap())).unwrap();
+    let pods =
+        crate::dynamic::DynamicClient::namespaced_with(client, "ns", &crate::object::DynamicResource::of::<Pod>());
+    let process = pods.exec("web", ["true"], &AttachParams::default()).await.unwrap();
+    assert_eq!(process.join().await.unwrap(), ExitStatus::Success);
+    assert!(server.upgrades()[0].uri.starts_with("/api/v1/namespaces/ns/pods/web/exec?command=true&"));
+}
+
+#[tokio::test]
+async fn upgrades_do_not_wait_at_the_rate_limiter() {
+    let server = WsServer::start(Answer::Choose(V5_V4), status_then_close).await;
+    let mut config = crate::config::Config::new(server.url.parse().unwrap());
+    // One request per 1000 s after the first.
+    config.qps = 0.001;
+    config.burst = 1;
+    let pods: ResourceClient<Pod> = ResourceClient::namespaced(Client::new(config).unwrap(), "ns");
+    let params = AttachParams::default();
+    for _ in 0..5 {
+        let exec = pods.exec("web", ["true"], &params);
+        let process = tokio::time::timeout(Duration::from_secs(5), exec).await.expect("not rate limited").unwrap();
+        assert!(process.join().await.unwrap().success());
+    }
+}
