@@ -104,6 +104,8 @@ async fn run(socket: WebSocket, mut ports: Vec<Port>, what: String) -> Result<()
     let protocol_error = |message: String| Error::Stream { what: what.clone(), message };
     let mut chunk = vec![0; CHUNK];
     let mut outcome = Ok(());
+    let heartbeat_every = crate::rest::remotecommand::session::HEARTBEAT;
+    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + heartbeat_every, heartbeat_every);
     loop {
         if ports.iter().all(|p| !p.reading) {
             // Every local side is done: closing the socket ends the
@@ -112,6 +114,12 @@ async fn run(socket: WebSocket, mut ports: Vec<Port>, what: String) -> Result<()
             break;
         }
         tokio::select! {
+            _ = heartbeat.tick() => {
+                if let Err(e) = sink.send(Message::Ping(Default::default())).await {
+                    outcome = Err(broken(e));
+                    break;
+                }
+            }
             message = stream.next() => {
                 let data = match message {
                     None | Some(Ok(Message::Close(_))) => break,

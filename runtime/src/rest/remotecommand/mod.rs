@@ -30,7 +30,7 @@
 //! drop its reader, which discards the rest) while writing stdin.
 
 mod protocol;
-mod session;
+pub(crate) mod session;
 
 use std::fmt;
 use std::io;

@@ -17,6 +17,12 @@ use crate::rest::upgrade::WebSocket;
 const RESIZE_QUEUE: usize = 4;
 /// The most stdin bytes sent in one message.
 const STDIN_CHUNK: usize = 32 * 1024;
+/// How often an idle stream pings the server, so that proxies and load
+/// balancers in between do not close it for inactivity (client-go pings
+/// every 5 s).
+/// Short in unit tests, which check that it happens.
+pub(crate) const HEARTBEAT: std::time::Duration =
+    std::time::Duration::from_millis(if cfg!(test) { 200 } else { 30_000 });
 
 /// Opens the stream of `request` and starts its task.
 pub(super) async fn start(request: Request, params: &AttachParams, what: String) -> Result<AttachedProcess, Error> {
@@ -72,8 +78,12 @@ impl Session {
         let (mut sink, mut stream) = socket.split();
         let mut error_channel = Vec::new();
         let mut chunk = vec![0; STDIN_CHUNK];
+        let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
         loop {
             tokio::select! {
+                _ = heartbeat.tick() => {
+                    sink.send(Message::Ping(Default::default())).await.map_err(|e| self.broken(e))?;
+                }
                 message = stream.next() => {
                     let data = match message {
                         None => break,

@@ -461,3 +461,28 @@ async fn upgrades_do_not_wait_at_the_rate_limiter() {
         assert!(process.join().await.unwrap().success());
     }
 }
+
+/// Answers the first ping with the end of the stream; without pings the
+/// stream never ends.
+async fn end_on_ping(mut ws: Socket) {
+    while let Some(Ok(message)) = ws.next().await {
+        if let Message::Ping(_) = message {
+            ws.send(binary(3, br#"{"status":"Success"}"#)).await.unwrap();
+            ws.close(None).await.unwrap();
+            return;
+        }
+    }
+}
+
+#[tokio::test]
+async fn idle_streams_ping_the_server() {
+    let server = WsServer::start(Answer::Choose(V5_V4), end_on_ping).await;
+    let process = server.pods().exec("web", ["sleep", "100"], &AttachParams::default()).await.unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(5), process.join()).await.expect("a ping within 5 s");
+    assert!(status.unwrap().success());
+
+    let server = WsServer::start(Answer::Choose(&["v4.channel.k8s.io"]), end_on_ping).await;
+    let mut forwarder = server.pods().port_forward("web", &[80]).await.unwrap();
+    let _stream = forwarder.take_stream(80).unwrap();
+    tokio::time::timeout(Duration::from_secs(5), forwarder.join()).await.expect("a ping within 5 s").unwrap();
+}
