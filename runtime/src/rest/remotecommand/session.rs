@@ -91,6 +91,9 @@ impl Session {
                         Some(Ok(Message::Close(_))) => break,
                         // Pings are answered by the socket itself.
                         Some(Ok(_)) => continue,
+                        // A connection dropped after the final Status
+                        // lost nothing.
+                        Some(Err(_)) if !error_channel.is_empty() => break,
                         Some(Err(e)) => return Err(self.broken(e)),
                     };
                     let Some((&channel, payload)) = data.split_first() else { continue };

@@ -486,3 +486,20 @@ async fn idle_streams_ping_the_server() {
     let _stream = forwarder.take_stream(80).unwrap();
     tokio::time::timeout(Duration::from_secs(5), forwarder.join()).await.expect("a ping within 5 s").unwrap();
 }
+
+#[tokio::test]
+async fn a_connection_dropped_after_the_status_keeps_the_exit_code() {
+    let server = WsServer::start(Answer::Choose(V5_V4), |mut ws| async move {
+        ws.send(binary(3, &exit_code_status(42))).await.unwrap();
+        // Gone without a close frame.
+        drop(ws);
+    })
+    .await;
+    let process = server.pods().exec("web", ["false"], &AttachParams::default()).await.unwrap();
+    assert_eq!(process.join().await.unwrap(), ExitStatus::Code(42));
+
+    let server = WsServer::start(Answer::Choose(V5_V4), |ws| async move { drop(ws) }).await;
+    let process = server.pods().exec("web", ["false"], &AttachParams::default()).await.unwrap();
+    let err = process.join().await.unwrap_err();
+    assert!(matches!(err, Error::Stream { .. }), "{err:?}");
+}
