@@ -16,7 +16,7 @@ use k8s_client_runtime::rest::remotecommand::{AttachParams, ExitStatus, Terminal
 
 /// Runs a command in a container of a pod.
 #[derive(Parser)]
-struct Args {
+pub struct Args {
     /// The pod's namespace.
     namespace: String,
     /// The pod.
@@ -72,8 +72,9 @@ async fn forward_resizes(resizer: TerminalResizer) {
     }
 }
 
-async fn run(args: Args) -> Result<i32, Report> {
-    let pods = Clientset::try_default()?.core_v1().pods(&args.namespace);
+/// Runs the command as `args` say; returns its exit code.
+pub async fn run(clientset: Clientset, args: Args) -> Result<i32, Report> {
+    let pods = clientset.core_v1().pods(&args.namespace);
     let mut params = AttachParams::default().stdin(args.stdin).tty(args.tty);
     params.container = args.container;
     let mut process = pods.exec(&args.pod, args.command, &params).await?;
@@ -111,7 +112,8 @@ async fn run(args: Args) -> Result<i32, Report> {
 
 #[tokio::main]
 async fn main() {
-    let code = match run(Args::parse()).await {
+    let args = Args::parse();
+    let code = match async { run(Clientset::try_default()?, args).await }.await {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");

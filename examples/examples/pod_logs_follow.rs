@@ -7,7 +7,7 @@
 //! Prints each line as it is written and exits when the container stops.
 //! Uses `KUBECONFIG` (or `~/.kube/config`).
 
-use std::io::Write as _;
+use std::io::Write;
 
 use clap::Parser;
 use futures_util::StreamExt as _;
@@ -17,7 +17,7 @@ use k8s_client_runtime::rest::logs::LogOptions;
 
 /// Follows a pod's log.
 #[derive(Parser)]
-struct Args {
+pub struct Args {
     /// The pod's namespace.
     namespace: String,
     /// The pod.
@@ -27,16 +27,21 @@ struct Args {
     container: Option<String>,
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Report> {
-    let args = Args::parse();
-    let pods = Clientset::try_default()?.core_v1().pods(&args.namespace);
+/// Writes the log's lines to `out` as they come, until the container stops.
+pub async fn follow(clientset: Clientset, args: Args, mut out: impl Write) -> Result<(), Report> {
+    let pods = clientset.core_v1().pods(&args.namespace);
     let options = LogOptions { follow: Some(true), container: args.container, ..LogOptions::default() };
     let mut lines = pods.log_lines(&args.pod, &options).await?;
-    let mut stdout = std::io::stdout().lock();
     while let Some(line) = lines.next().await {
         let line = line?;
-        stdout.write_all(&line).and_then(|()| stdout.write_all(b"\n")).and_then(|()| stdout.flush()).ok();
+        out.write_all(&line)?;
+        out.write_all(b"\n")?;
+        out.flush()?;
     }
     Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Report> {
+    follow(Clientset::try_default()?, Args::parse(), std::io::stdout().lock()).await
 }

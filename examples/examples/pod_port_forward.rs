@@ -14,10 +14,11 @@ use std::net::{Ipv4Addr, SocketAddr};
 use clap::Parser;
 use k8s_client::clientset::Clientset;
 use k8s_client_runtime::Report;
+use k8s_client_runtime::rest::portforward::PortListener;
 
 /// Forwards local ports to a pod.
 #[derive(Parser)]
-struct Args {
+pub struct Args {
     /// The pod's namespace.
     namespace: String,
     /// The pod.
@@ -36,11 +37,10 @@ fn parse_ports(spec: &str) -> Result<(u16, u16), String> {
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Report> {
-    tracing_subscriber::fmt().with_writer(std::io::stderr).init();
-    let args = Args::parse();
-    let pods = Clientset::try_default()?.core_v1().pods(&args.namespace);
+/// Starts forwarding the ports `args` name, printing each; forwarding
+/// stops when the listeners are dropped.
+pub async fn forward(clientset: Clientset, args: Args) -> Result<Vec<PortListener>, Report> {
+    let pods = clientset.core_v1().pods(&args.namespace);
     let mut listeners = Vec::new();
     for (local, remote) in args.ports {
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, local));
@@ -48,6 +48,13 @@ async fn main() -> Result<(), Report> {
         println!("Forwarding from {} -> {remote}", listener.local_addr());
         listeners.push(listener);
     }
+    Ok(listeners)
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Report> {
+    tracing_subscriber::fmt().with_writer(std::io::stderr).init();
+    let _listeners = forward(Clientset::try_default()?, Args::parse()).await?;
     tokio::signal::ctrl_c().await?;
     Ok(())
 }

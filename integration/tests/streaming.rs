@@ -4,8 +4,19 @@
 
 mod support;
 
+#[allow(dead_code)]
+#[path = "../../examples/examples/pod_exec.rs"]
+mod pod_exec;
+#[allow(dead_code)]
+#[path = "../../examples/examples/pod_logs_follow.rs"]
+mod pod_logs_follow;
+#[allow(dead_code)]
+#[path = "../../examples/examples/pod_port_forward.rs"]
+mod pod_port_forward;
+
 use std::time::{Duration, Instant};
 
+use clap::Parser as _;
 use futures_util::StreamExt as _;
 use k8s_client::api::core::v1::Pod;
 use k8s_client::clientset::Clientset;
@@ -318,6 +329,41 @@ fn is_zombie(proc_dir: &std::path::Path) -> bool {
     std::fs::read_to_string(proc_dir.join("stat"))
         .map(|s| s.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')))
         .unwrap_or(true)
+}
+
+/// The examples, run as their command lines say.
+#[tokio::test]
+async fn the_streaming_examples_run_as_documented() {
+    let ns = support::namespace("examples");
+    let binary = support::env().binary().display().to_string();
+    let port = free_port();
+    let server = vec![binary, "serve-http".into(), "--port".into(), port.to_string(), "--body".into(), "hi".into()];
+    let log = cmd(&["sh", "-c", "echo one; sleep 2; echo two"]);
+    running_pod(&ns, "demo", &[("idle", cmd(&["sleep", "3600"])), ("web", server), ("log", log)]).await;
+
+    let exec = pod_exec::Args::parse_from(["pod_exec", &ns, "demo", "-c", "idle", "--", "sh", "-c", "exit 3"]);
+    assert_eq!(pod_exec::run(support::clientset(), exec).await.unwrap(), 3);
+
+    let logs = pod_logs_follow::Args::parse_from(["pod_logs_follow", &ns, "demo", "-c", "log"]);
+    let mut out = Vec::new();
+    let followed = pod_logs_follow::follow(support::clientset(), logs, &mut out);
+    tokio::time::timeout(Duration::from_secs(30), followed).await.expect("ends with the container").unwrap();
+    assert_eq!(text(&out), "one\ntwo\n");
+
+    let spec = format!(":{port}");
+    let forward = pod_port_forward::Args::parse_from(["pod_port_forward", &ns, "demo", &spec]);
+    let listeners = pod_port_forward::forward(support::clientset(), forward).await.unwrap();
+    let local = listeners[0].local_addr();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let mut tcp = tokio::net::TcpStream::connect(local).await.unwrap();
+        let answer = http_get(&mut tcp).await;
+        if answer.ends_with("hi") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no answer through the forward: {answer:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
 
 /// 100 MB through `cat` and back, ours against `kubectl exec -i` (when on
