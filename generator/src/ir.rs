@@ -318,8 +318,8 @@ pub struct Resource {
 pub struct Subresource {
     /// The path segment after the object's name (`status`, `log`).
     pub name: String,
-    /// The verbs its paths serve; one with `Connect` (exec, proxy) is
-    /// documented as not generated.
+    /// The verbs its paths serve; one with `Connect` (exec, proxy) is a
+    /// stream of the runtime, through a marker trait.
     pub verbs: BTreeSet<Verb>,
     /// GVK of the subresource's objects (Scale, Eviction, ...), if any.
     pub gvk: Option<Gvk>,
@@ -361,7 +361,7 @@ pub enum Verb {
     Delete,
     /// `deletecollection`: every object a selector matches.
     DeleteCollection,
-    /// exec/attach/portforward/proxy: streaming upgrades, not generated.
+    /// exec/attach/portforward/proxy: streams, served by the runtime.
     Connect,
 }
 

@@ -161,8 +161,40 @@ pub struct ClientPlan<'a> {
     pub scale: Option<Gated<'a, &'a str>>,
     /// Methods of the generated extension trait, for irregular subresources.
     pub extensions: Vec<Gated<'a, Extension<'a>>>,
-    /// Connect subresources (exec, attach, ...), documented as not generated.
+    /// The runtime's streaming markers the kind implements, from its
+    /// connect operations and its text `log` (`HasExec`, `HasAttach`,
+    /// `HasPortForward`, `HasProxy`, `HasLog`), with the subresource each
+    /// stands for.
+    pub streams: Vec<Stream>,
+    /// Connect subresources the runtime has no stream for, documented as
+    /// not generated.
     pub connect: Vec<String>,
+}
+
+/// A streaming subresource the runtime serves through a marker trait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stream {
+    /// The marker trait in `k8s_client_runtime::rest`.
+    pub marker: &'static str,
+    /// The subresource (`exec`).
+    pub subresource: &'static str,
+    /// The runtime module with its methods (`remotecommand`).
+    pub module: &'static str,
+}
+
+/// The streams of the runtime, by subresource. Exec, attach, port-forward
+/// and proxy are connect operations; `log` is a text GET.
+const STREAMS: [Stream; 5] = [
+    Stream { marker: "HasAttach", subresource: "attach", module: "remotecommand" },
+    Stream { marker: "HasExec", subresource: "exec", module: "remotecommand" },
+    Stream { marker: "HasLog", subresource: "log", module: "logs" },
+    Stream { marker: "HasPortForward", subresource: "portforward", module: "portforward" },
+    Stream { marker: "HasProxy", subresource: "proxy", module: "proxy" },
+];
+
+/// The runtime's stream of a subresource, if it has one.
+fn stream_of(subresource: &str) -> Option<Stream> {
+    STREAMS.into_iter().find(|s| s.subresource == subresource)
 }
 
 /// An item that exists only when these Cargo features are on (types of
@@ -343,12 +375,16 @@ fn client_plan<'a>(api: &'a Api, r: &'a Resource, schema: &'a str) -> ClientPlan
         status: false,
         scale: None,
         extensions: Vec::new(),
+        streams: Vec::new(),
         connect: Vec::new(),
     };
     let own_feature = api.types[schema].feature.as_deref();
     for sub in r.subresources.values() {
         if sub.verbs.contains(&Verb::Connect) {
-            client.connect.push(sub.name.clone());
+            match stream_of(&sub.name).filter(|s| s.subresource != "log") {
+                Some(stream) => client.streams.push(stream),
+                None => client.connect.push(sub.name.clone()),
+            }
             continue;
         }
         let same_kind = sub.gvk.as_ref().is_none_or(|g| g.kind == r.kind);
@@ -366,7 +402,14 @@ fn client_plan<'a>(api: &'a Api, r: &'a Resource, schema: &'a str) -> ClientPlan
             client.scale = Some(Gated { features, item: scale });
             continue;
         }
-        for op in extension_ops(sub) {
+        let ops = extension_ops(sub);
+        if sub.name == "log"
+            && ops.contains(&ExtensionOp::Stream)
+            && let Some(stream) = stream_of(&sub.name)
+        {
+            client.streams.push(stream);
+        }
+        for op in ops {
             let name = extension_name(&sub.name, op);
             let text = matches!(op, ExtensionOp::Text | ExtensionOp::Stream);
             let params = text.then(|| format!("{}{}Params", client.kind, naming::pascal(&sub.name)));

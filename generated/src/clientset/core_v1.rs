@@ -249,7 +249,7 @@ impl NamespaceClientExt for NamespaceClient {
     }
 }
 /// The client of `nodes` (Node): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
-/// Not generated: proxy (connect operations, streams rather than JSON).
+/// Streams: `proxy` ([`rest::proxy`](k8s_client_runtime::rest::proxy)).
 pub type NodeClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Node,
 >;
@@ -262,6 +262,7 @@ impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::Node {}
 impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Node {}
 impl ::k8s_client_runtime::rest::verbs::DeleteCollection for crate::api::core::v1::Node {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Node {}
+impl ::k8s_client_runtime::rest::HasProxy for crate::api::core::v1::Node {}
 /// The client of `persistentvolumeclaims` (PersistentVolumeClaim): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 pub type PersistentVolumeClaimClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::PersistentVolumeClaim,
@@ -305,7 +306,7 @@ for crate::api::core::v1::PersistentVolume {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::PersistentVolume {}
 /// The client of `pods` (Pod): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
 /// More subresources through [`PodClientExt`].
-/// Not generated: attach, exec, portforward, proxy (connect operations, streams rather than JSON).
+/// Streams: `attach` ([`rest::remotecommand`](k8s_client_runtime::rest::remotecommand)), `exec` ([`rest::remotecommand`](k8s_client_runtime::rest::remotecommand)), `log` ([`rest::logs`](k8s_client_runtime::rest::logs)), `portforward` ([`rest::portforward`](k8s_client_runtime::rest::portforward)), `proxy` ([`rest::proxy`](k8s_client_runtime::rest::proxy)).
 pub type PodClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Pod,
 >;
@@ -318,6 +319,11 @@ impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::Pod {}
 impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Pod {}
 impl ::k8s_client_runtime::rest::verbs::DeleteCollection for crate::api::core::v1::Pod {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::HasAttach for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::HasExec for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::HasLog for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::HasPortForward for crate::api::core::v1::Pod {}
+impl ::k8s_client_runtime::rest::HasProxy for crate::api::core::v1::Pod {}
 /// Query parameters of the `log` subresource.
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize)]
 pub struct PodLogParams {
@@ -789,7 +795,7 @@ impl ServiceAccountClientExt for ServiceAccountClient {
     }
 }
 /// The client of `services` (Service): `get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `deletecollection`.
-/// Not generated: proxy (connect operations, streams rather than JSON).
+/// Streams: `proxy` ([`rest::proxy`](k8s_client_runtime::rest::proxy)).
 pub type ServiceClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Service,
 >;
@@ -803,3 +809,4 @@ impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Service
 impl ::k8s_client_runtime::rest::verbs::DeleteCollection
 for crate::api::core::v1::Service {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Service {}
+impl ::k8s_client_runtime::rest::HasProxy for crate::api::core::v1::Service {}

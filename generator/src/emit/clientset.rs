@@ -7,8 +7,11 @@
 //! that give a kind its status and scale methods, and a small
 //! `<Kind>ClientExt` trait for irregular subresources (pod `log`,
 //! `eviction`, `binding`, ...). Connect operations (exec, attach,
-//! portforward, proxy) are protocol upgrades, not REST calls: they are
-//! listed in the alias's docs, not generated.
+//! portforward, proxy) are streams the runtime implements once: the kind
+//! gets the runtime's marker trait for each (`HasExec`, `HasAttach`,
+//! `HasPortForward`, `HasProxy`, and `HasLog` for a text `log`), as for
+//! status and scale; a connect operation the runtime does not know is
+//! listed in the alias's docs as not generated.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -20,6 +23,8 @@ use crate::naming;
 use crate::plan::{Body, ClientPlan, Extension, ExtensionOp, GroupVersionPlan, Plan};
 
 const REST: &str = "::k8s_client_runtime::rest";
+/// The runtime's `rest` module as a rustdoc link target.
+const REST_DOC: &str = "k8s_client_runtime::rest";
 
 fn rest() -> TokenStream {
     REST.parse().unwrap_or_default()
@@ -61,6 +66,15 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
         if !c.extensions.is_empty() {
             doc.push(format!("More subresources through [`{}`].", c.ext_trait));
         }
+        if !c.streams.is_empty() {
+            let streams = c
+                .streams
+                .iter()
+                .map(|s| format!("`{}` ([`rest::{}`]({REST_DOC}::{}))", s.subresource, s.module, s.module))
+                .collect::<Vec<_>>()
+                .join(", ");
+            doc.push(format!("Streams: {streams}."));
+        }
         if !c.connect.is_empty() {
             doc.push(format!(
                 "Not generated: {} (connect operations, streams rather than JSON).",
@@ -78,6 +92,10 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
         }
         if c.status {
             items.push(quote!(impl #rest::HasStatus for #k {}));
+        }
+        for stream in &c.streams {
+            let marker = ident(stream.marker);
+            items.push(quote!(impl #rest::#marker for #k {}));
         }
         if let Some(scale) = &c.scale {
             let g = gate(scale.features.iter().copied());

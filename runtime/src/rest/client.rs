@@ -215,15 +215,8 @@ impl Client {
             }
             let auth = inner.auth.authorization().await.map_err(Error::Auth)?;
             self.rotate_if_certificate_changed();
-            let mut builder = http::Request::builder().method(req.method.clone()).uri(&url);
-            if let Some(headers) = builder.headers_mut() {
-                headers.extend(inner.fixed_headers.clone());
-                headers.extend(req.headers.clone());
-                if let Some(a) = &auth {
-                    headers.insert(http::header::AUTHORIZATION, a.clone());
-                }
-            }
-            let request = builder
+            let request = self
+                .request_builder(req, &url, auth.as_ref())
                 .body(Full::new(req.body.clone()))
                 .map_err(|e| Error::InvalidRequest { what: url.clone(), message: e.to_string() })?;
             let http = inner.http.read().clone();
@@ -257,18 +250,63 @@ impl Client {
             if status.is_success() {
                 return Ok(response);
             }
-            let body = response.into_body().collect().await.map_err(Error::Body)?.to_bytes();
-            // A Status in the format the request negotiated: JSON, or
-            // protobuf (which never starts like JSON).
-            let mut st = Status::from_body(&body)
-                .or_else(|| Status::from_protobuf(&body))
-                .unwrap_or_else(|| Status::from_http(status.as_u16(), &body, req.method.as_str(), &req.path_and_query));
-            if st.code == 0 {
-                st.code = status.as_u16();
-            }
-            return Err(Error::Api(Box::new(st)));
+            return Err(error_answer(response, req).await);
         }
     }
+
+    /// The request of one attempt at `req`, to `uri`: the client's fixed
+    /// headers, the request's own, and the credentials.
+    pub(super) fn request_builder(
+        &self,
+        req: &Prepared,
+        uri: &str,
+        authorization: Option<&HeaderValue>,
+    ) -> http::request::Builder {
+        let mut builder = http::Request::builder().method(req.method.clone()).uri(uri);
+        if let Some(headers) = builder.headers_mut() {
+            headers.extend(self.inner.fixed_headers.clone());
+            headers.extend(req.headers.clone());
+            if let Some(a) = authorization {
+                headers.insert(http::header::AUTHORIZATION, a.clone());
+            }
+        }
+        builder
+    }
+
+    /// The full URL of `req`.
+    pub(super) fn url_of(&self, req: &Prepared) -> String {
+        let inner = &*self.inner;
+        format!("{}://{}{}{}", inner.scheme, inner.authority, inner.base_path, req.path_and_query)
+    }
+
+    /// The pieces a dedicated (non-pooled) connection needs: the
+    /// connector, the server's authority, and the credentials.
+    pub(super) fn dedicated(&self) -> (&Connector, &str, &Authenticator) {
+        let inner = &*self.inner;
+        (&inner.connector, &inner.authority, &inner.auth)
+    }
+}
+
+/// The error a non-2xx answer stands for: the server's Status, in the
+/// format the request negotiated (JSON, or protobuf, which never starts
+/// like JSON), else one made from the HTTP status and body.
+pub(super) async fn error_answer<B>(response: http::Response<B>, req: &Prepared) -> Error
+where
+    B: hyper::body::Body,
+    B::Error: Into<hyper::Error>,
+{
+    let status = response.status();
+    let body = match response.into_body().collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(e) => return Error::Body(e.into()),
+    };
+    let mut st = Status::from_body(&body)
+        .or_else(|| Status::from_protobuf(&body))
+        .unwrap_or_else(|| Status::from_http(status.as_u16(), &body, req.method.as_str(), &req.path_and_query));
+    if st.code == 0 {
+        st.code = status.as_u16();
+    }
+    Error::Api(Box::new(st))
 }
 
 /// A connection pool over `connector`. HTTP/2 pings find dead connections
@@ -289,7 +327,7 @@ impl Client {
     /// with the old one, which the server may just have rejected. Like
     /// client-go, close every connection (watches restart on their own) and
     /// start a new pool, so the next request handshakes with the new one.
-    fn rotate_if_certificate_changed(&self) {
+    pub(super) fn rotate_if_certificate_changed(&self) {
         let inner = &*self.inner;
         let current = inner.auth.cert_generation();
         if inner.cert_generation.swap(current, Ordering::SeqCst) != current {

@@ -32,7 +32,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Where the proxy of each connection comes from, resolved once.
 #[derive(Debug)]
@@ -121,6 +121,20 @@ impl Connector {
             handshake_timeout: TLS_HANDSHAKE_TIMEOUT,
             in_memory: None,
         }
+    }
+
+    /// The same connector offering only HTTP/1.1 in TLS: protocol
+    /// upgrades (WebSockets) do not exist in HTTP/2, and the apiserver
+    /// would pick h2 if offered.
+    pub(super) fn http1_only(&self) -> Connector {
+        let mut tls = (*self.tls).clone();
+        tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Connector { tls: Arc::new(tls), ..self.clone() }
+    }
+
+    /// Opens one connection to `uri`, outside any pool.
+    pub(super) async fn dial(&self, uri: Uri) -> Result<TokioIo<Conn>, BoxError> {
+        self.clone().connect(uri).await
     }
 
     /// Where a connection to `uri` goes.
@@ -299,6 +313,11 @@ pub(super) struct Conn {
 }
 
 impl Conn {
+    /// Requests on this connection go to an HTTP proxy in absolute form.
+    pub(super) fn is_forward_proxy(&self) -> bool {
+        self.forward
+    }
+
     /// An error once the tracker closed this connection. Polling registers
     /// the waker, so an idle pooled connection is woken and dropped.
     fn check_closed(&mut self, cx: &mut Context<'_>) -> io::Result<()> {

@@ -307,6 +307,27 @@ pub enum Error {
         /// Bytes of the incomplete event received before the end.
         buffered: usize,
     },
+    /// Opening a WebSocket (exec, attach, port-forward) failed after the
+    /// request was built: dialing, the HTTP/1.1 handshake, or an answer
+    /// that is not a valid switch of protocols. A refusal with a status
+    /// (403, 404, 400) is [`Error::Api`] instead.
+    #[error("upgrading {url} to a WebSocket")]
+    Upgrade {
+        /// The URL requested.
+        url: String,
+        /// Why the upgrade failed.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// An open stream (exec, attach, port-forward) broke: the connection
+    /// failed, or the server broke the channel protocol.
+    #[error("{what}: {message}")]
+    Stream {
+        /// The stream, e.g. `exec of pod default/web`.
+        what: String,
+        /// What went wrong.
+        message: String,
+    },
     /// Credentials could not be obtained (exec plugin, token file, ...).
     #[error("authentication")]
     Auth(#[source] crate::config::Error),

@@ -9,6 +9,16 @@
 //!   raw requests with [`Client::request`] for anything else (`/version`,
 //!   proxies, custom paths).
 //! * [`watch`]: the watch event decoder, usable on any byte source.
+//! * Streams of a pod, methods of `ResourceClient<Pod>` (and of the
+//!   dynamic client) given by marker traits the generator implements from
+//!   the spec's connect operations: [`remotecommand`] (`exec`, `attach`:
+//!   stdin, stdout, stderr, TTY, exit status), [`portforward`]
+//!   (`port_forward` to in-process streams, `port_forward_listener` for a
+//!   local TCP port), [`logs`] (`log_lines`, following a log line by
+//!   line), and [`proxy`] (plain HTTP to a pod, service or node through
+//!   the apiserver). Exec, attach and port-forward are WebSockets, each on
+//!   an HTTP/1.1 connection of its own with the client's TLS, proxy and
+//!   credentials.
 //!
 //! Every client applies a token-bucket rate limit (QPS 5, burst 10 unless
 //! configured), retries 429/5xx answers that carry `Retry-After` (at most
@@ -37,11 +47,16 @@ mod connect;
 mod content;
 mod error;
 mod limiter;
+pub mod logs;
 mod options;
+pub mod portforward;
+pub mod proxy;
+pub mod remotecommand;
 mod request;
 mod resource;
 pub mod subresource;
 mod target;
+mod upgrade;
 pub mod verbs;
 pub mod watch;
 
@@ -50,10 +65,14 @@ pub use client::{Client, MAX_RETRIES};
 pub use connect::TLS_HANDSHAKE_TIMEOUT;
 pub use error::{ApplyConflict, Error, Status, StatusCause, StatusDetails};
 pub use limiter::RateLimiter;
+pub use logs::HasLog;
 pub use options::{
     ApplyOptions, CreateOptions, DeleteOptions, FieldValidation, GetOptions, ListOptions, Patch, PatchOptions,
     Preconditions, PropagationPolicy, QueryPairs, UpdateOptions, VersionMatch, WatchOptions, WriteOptions,
 };
+pub use portforward::HasPortForward;
+pub use proxy::HasProxy;
+pub use remotecommand::{HasAttach, HasExec};
 pub use request::Request;
 pub use resource::{ClientObject, DeleteResult, ResourceClient};
 pub use subresource::{HasScale, HasStatus};

@@ -43,6 +43,11 @@ pub struct Request {
     resource: Option<String>,
     name: Option<String>,
     subresource: Option<String>,
+    /// Escaped path segments after everything else (a proxy's path).
+    suffix: String,
+    /// Whether the timeout goes into the query too (not through proxies,
+    /// where the query is the backend's).
+    timeout_param: bool,
     query: Vec<(String, String)>,
     headers: HeaderMap,
     body: Bytes,
@@ -64,6 +69,8 @@ impl Client {
             resource: None,
             name: None,
             subresource: None,
+            suffix: String::new(),
+            timeout_param: true,
             query: Vec::new(),
             headers: HeaderMap::new(),
             body: Bytes::new(),
@@ -144,6 +151,33 @@ impl Request {
     pub fn subresource(mut self, subresource: &str) -> Self {
         self.check_segment("subresource", subresource);
         self.subresource = (!subresource.is_empty()).then(|| subresource.to_owned());
+        self
+    }
+
+    /// Path segments after the subresource (client-go's `Suffix`): `path`
+    /// is split at `/` and each segment escaped; a trailing `/` is kept.
+    /// For proxies (`.../proxy/metrics`).
+    pub fn suffix(mut self, path: &str) -> Self {
+        for segment in path.split('/').filter(|s| !s.is_empty()) {
+            if segment == "." || segment == ".." {
+                self.fail(Error::InvalidRequest {
+                    what: format!("path {path:?}"),
+                    message: format!("may not contain {segment:?}"),
+                });
+            }
+            self.suffix.push('/');
+            self.suffix.extend(percent_encoding::utf8_percent_encode(segment, PATH_SEGMENT));
+        }
+        if path.ends_with('/') {
+            self.suffix.push('/');
+        }
+        self
+    }
+
+    /// Keeps the timeout on the client side only, out of the query (a
+    /// proxied request's query belongs to the backend).
+    pub(super) fn without_timeout_param(mut self) -> Self {
+        self.timeout_param = false;
         self
     }
 
@@ -248,11 +282,13 @@ impl Request {
         for seg in [&self.resource, &self.name, &self.subresource].into_iter().flatten() {
             push(seg);
         }
+        p.push_str(&self.suffix);
         if p.is_empty() {
             p.push('/');
         }
         let mut query = self.query.clone();
-        if let Some(t) = self.timeout.filter(|_| !query.iter().any(|(k, v)| k == "watch" && v == "true")) {
+        let watch = query.iter().any(|(k, v)| k == "watch" && v == "true");
+        if let Some(t) = self.timeout.filter(|_| self.timeout_param && !watch) {
             query.push(("timeout".into(), format!("{}s", t.as_secs().max(1))));
         }
         if !query.is_empty() {
@@ -262,7 +298,7 @@ impl Request {
         p
     }
 
-    fn prepare(mut self) -> Result<(Client, Prepared, Option<Duration>), Error> {
+    pub(super) fn prepare(mut self) -> Result<(Client, Prepared, Option<Duration>), Error> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }

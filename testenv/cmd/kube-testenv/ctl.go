@@ -121,7 +121,7 @@ func ctlStop(dir string, timeout time.Duration) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	// Children die with the supervisor (Pdeathsig); this is belt and braces.
-	for _, f := range []string{fileAPIPid, fileEtcdPid} {
+	for _, f := range []string{fileNodePid, fileAPIPid, fileEtcdPid} {
 		if pid := readPid(filepath.Join(dir, f)); pid != 0 && killIfOurs(pid, syscall.SIGKILL) {
 			fmt.Fprintf(os.Stderr, "kube-testenv: killed leftover %s %d\n", f, pid)
 		}
@@ -172,8 +172,11 @@ func ctlStatus(dir string) error {
 		return fmt.Errorf("no running testenv in %s", dir)
 	}
 	fmt.Printf("server   %s (%s)\ncontrol  %s\n", env["server"], env["version"], env["control"])
-	for _, f := range []string{fileSupPid, fileAPIPid, fileEtcdPid} {
+	for _, f := range []string{fileSupPid, fileAPIPid, fileEtcdPid, fileNodePid} {
 		pid := readPid(filepath.Join(dir, f))
+		if pid == 0 && f == fileNodePid {
+			continue // started with --no-node
+		}
 		fmt.Printf("%-14s pid %-7d rss %6.1f MiB\n", strings.TrimSuffix(f, ".pid"), pid, float64(rssKiB(pid))/1024)
 	}
 	return nil

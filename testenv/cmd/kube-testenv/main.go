@@ -34,8 +34,10 @@ commands:
   proto-testdata  write the Go types' protobuf and JSON bytes of testdata objects
   version  print the Kubernetes version compiled in
 
+  serve-http  answer HTTP GETs on 127.0.0.1:PORT with a fixed body (a server for pods on the node)
+
 internal (started by the supervisor):
-  etcd, apiserver
+  etcd, apiserver, node
 `
 
 func main() {
@@ -60,6 +62,10 @@ func main() {
 		fmt.Println(version.Get().GitVersion)
 	case "etcd":
 		err = runEtcd(args)
+	case "node":
+		err = runNode(args)
+	case "serve-http":
+		err = cmdServeHTTP(args)
 	case "apiserver":
 		// cli.Run sets up logging/flags the way the upstream binary does.
 		c := app.NewAPIServerCommand()

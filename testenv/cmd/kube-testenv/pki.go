@@ -20,17 +20,23 @@ import (
 // instance. Everything is created fresh on every start: nothing secret is
 // ever reused between instances or committed.
 type pki struct {
-	dir            string
-	caCert         string
-	servingCert    string
-	servingKey     string
-	saPub          string
-	saKey          string
-	tokenFile      string
-	adminToken     string
-	unprivToken    string
-	caPEM          []byte
-	unprivUserName string
+	dir         string
+	caCert      string
+	servingCert string
+	servingKey  string
+	saPub       string
+	saKey       string
+	tokenFile   string
+	// The node's kubelet serving certificate and the client certificate the
+	// apiserver presents to it (--kubelet-client-certificate).
+	nodeCert          string
+	nodeKey           string
+	kubeletClientCert string
+	kubeletClientKey  string
+	adminToken        string
+	unprivToken       string
+	caPEM             []byte
+	unprivUserName    string
 }
 
 const (
@@ -45,14 +51,18 @@ func newPKI(dir string) (*pki, error) {
 		return nil, err
 	}
 	p := &pki{
-		dir:            dir,
-		caCert:         filepath.Join(dir, "ca.crt"),
-		servingCert:    filepath.Join(dir, "serving.crt"),
-		servingKey:     filepath.Join(dir, "serving.key"),
-		saPub:          filepath.Join(dir, "sa.pub"),
-		saKey:          filepath.Join(dir, "sa.key"),
-		tokenFile:      filepath.Join(dir, "tokens.csv"),
-		unprivUserName: unprivUser,
+		dir:               dir,
+		caCert:            filepath.Join(dir, "ca.crt"),
+		servingCert:       filepath.Join(dir, "serving.crt"),
+		servingKey:        filepath.Join(dir, "serving.key"),
+		saPub:             filepath.Join(dir, "sa.pub"),
+		saKey:             filepath.Join(dir, "sa.key"),
+		tokenFile:         filepath.Join(dir, "tokens.csv"),
+		nodeCert:          filepath.Join(dir, "node.crt"),
+		nodeKey:           filepath.Join(dir, "node.key"),
+		kubeletClientCert: filepath.Join(dir, "apiserver-kubelet-client.crt"),
+		kubeletClientKey:  filepath.Join(dir, "apiserver-kubelet-client.key"),
+		unprivUserName:    unprivUser,
 	}
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -105,6 +115,24 @@ func newPKI(dir string) (*pki, error) {
 		return nil, err
 	}
 
+	// The node serves the kubelet API on 127.0.0.1 under the name a real
+	// kubelet's self-signed certificate would carry.
+	if err := issueLeaf(ca, caKey, 3, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "system:node:" + nodeName, Organization: []string{"system:nodes"}},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    []string{nodeName, "localhost"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+	}, p.nodeCert, p.nodeKey); err != nil {
+		return nil, err
+	}
+	// The identity kubeadm gives the apiserver towards kubelets.
+	if err := issueLeaf(ca, caKey, 4, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "kube-apiserver-kubelet-client", Organization: []string{"system:masters"}},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, p.kubeletClientCert, p.kubeletClientKey); err != nil {
+		return nil, err
+	}
+
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -130,6 +158,27 @@ func newPKI(dir string) (*pki, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// issueLeaf signs tmpl (subject, usages, SANs filled in by the caller) with
+// the CA and writes the certificate and its new key.
+func issueLeaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, serial int64, tmpl *x509.Certificate, certPath, keyPath string) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	tmpl.SerialNumber = big.NewInt(serial)
+	tmpl.NotBefore = ca.NotBefore
+	tmpl.NotAfter = ca.NotAfter
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		return err
+	}
+	return writeKey(keyPath, key)
 }
 
 func writeKey(path string, key *ecdsa.PrivateKey) error {

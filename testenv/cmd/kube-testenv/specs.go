@@ -33,6 +33,7 @@ func cmdSpecs(args []string) error {
 		return err
 	}
 	o.stateDir = tmp
+	o.noNode = true // the documents don't depend on a node
 	lock, err := lockStateDir(tmp)
 	if err != nil {
 		return err

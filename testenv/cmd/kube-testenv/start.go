@@ -39,6 +39,7 @@ func startFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.featureGates, "feature-gates", "AllAlpha=true,AllBeta=true", "kube-apiserver --feature-gates")
 	fs.StringVar(&o.runtimeCfg, "runtime-config", "api/all=true", "kube-apiserver --runtime-config")
 	fs.BoolVar(&o.watchCache, "watch-cache", true, "kube-apiserver --watch-cache")
+	fs.BoolVar(&o.noNode, "no-node", false, "don't start the fake node "+nodeName+" (no exec, attach, port-forward or logs)")
 	fs.Var((*multiFlag)(&o.extraArgs), "apiserver-arg", "extra kube-apiserver flag (repeatable), e.g. --apiserver-arg=--v=4")
 	return o
 }
@@ -101,7 +102,7 @@ func cmdStart(args []string) error {
 	case why := <-quit:
 		// startAll may hold the lock for up to --ready-timeout; don't wait
 		// for it. Pdeathsig would kill the children when we exit anyway.
-		for _, f := range []string{fileAPIPid, fileEtcdPid} {
+		for _, f := range []string{fileNodePid, fileAPIPid, fileEtcdPid} {
 			killIfOurs(readPid(s.path(f)), syscall.SIGKILL)
 		}
 		return fmt.Errorf("aborted during startup: %s", why)
@@ -113,8 +114,12 @@ func cmdStart(args []string) error {
 		s.shutdown(10 * time.Second)
 		return err
 	}
-	fmt.Printf("kube-testenv: ready in %.2fs (etcd %.2fs): %s (%s), kubeconfig %s\n",
-		time.Since(s.startedAt).Seconds(), s.etcdReady.Seconds(), s.serverURL, s.version, s.path(fileKubeconfig))
+	nodeNote := ""
+	if !o.noNode {
+		nodeNote = fmt.Sprintf(", node %.2fs", s.nodeReady.Seconds())
+	}
+	fmt.Printf("kube-testenv: ready in %.2fs (etcd %.2fs%s): %s (%s), kubeconfig %s\n",
+		time.Since(s.startedAt).Seconds(), s.etcdReady.Seconds(), nodeNote, s.serverURL, s.version, s.path(fileKubeconfig))
 
 	var exitErr error
 	grace := 10 * time.Second
@@ -273,7 +278,7 @@ func startDetached(stateDir string, args []string) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 		if env, err := readEnv(stateDir); err == nil {
-			fmt.Printf("kube-testenv: running %s (%s), pid %d\n  kubeconfig: %s\n  logs: %s/{apiserver,etcd,supervisor}.log\n",
+			fmt.Printf("kube-testenv: running %s (%s), pid %d\n  kubeconfig: %s\n  logs: %s/{apiserver,etcd,node,supervisor}.log\n",
 				env["server"], env["version"], cmd.Process.Pid, env["kubeconfig"], stateDir)
 			return nil
 		}

@@ -34,6 +34,9 @@ const (
 	fileSupPid     = "supervisor.pid"
 	fileEtcdPid    = "etcd.pid"
 	fileAPIPid     = "apiserver.pid"
+	fileNodePid    = "node.pid"
+	fileNodeLog    = "node.log"
+	dirNode        = "node"
 	fileEtcdLog    = "etcd.log"
 	fileAPILog     = "apiserver.log"
 	fileSupLog     = "supervisor.log"
@@ -49,6 +52,7 @@ type options struct {
 	runtimeCfg   string
 	watchCache   bool
 	extraArgs    []string
+	noNode       bool
 }
 
 // child is one supervised process; done is closed when it has exited.
@@ -68,6 +72,7 @@ type supervisor struct {
 	etcdClientPort int
 	etcdPeerPort   int
 	securePort     int
+	nodePort       int
 	serverURL      string
 	version        string
 	httpc          *http.Client
@@ -76,11 +81,13 @@ type supervisor struct {
 	restartMu sync.Mutex // one restart at a time, across its unlocked window
 	etcd      *child
 	api       *child
+	node      *child
 	stopping  bool
 	// unexpected receives a child that exited while nobody asked it to.
 	unexpected chan *child
 	startedAt  time.Time
 	etcdReady  time.Duration // since startedAt, for the "ready" line
+	nodeReady  time.Duration // time the node took to register, for the "ready" line
 }
 
 func newSupervisor(o options) (*supervisor, error) {
@@ -88,7 +95,7 @@ func newSupervisor(o options) (*supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &supervisor{opts: o, self: self, unexpected: make(chan *child, 2)}, nil
+	return &supervisor{opts: o, self: self, unexpected: make(chan *child, 3)}, nil
 }
 
 func (s *supervisor) path(name string) string { return filepath.Join(s.opts.stateDir, name) }
@@ -97,7 +104,7 @@ func (s *supervisor) path(name string) string { return filepath.Join(s.opts.stat
 // and generates credentials and ports.
 func (s *supervisor) prepare() error {
 	s.startedAt = time.Now()
-	for _, f := range []string{fileEnv, fileControl, fileKubeconfig, fileEtcdPid, fileAPIPid, fileEtcdLog, fileAPILog, dirEtcd, dirPKI} {
+	for _, f := range []string{fileEnv, fileControl, fileKubeconfig, fileEtcdPid, fileAPIPid, fileNodePid, fileEtcdLog, fileAPILog, fileNodeLog, dirEtcd, dirPKI, dirNode} {
 		if err := os.RemoveAll(s.path(f)); err != nil {
 			return err
 		}
@@ -121,6 +128,9 @@ func (s *supervisor) prepare() error {
 		return err
 	}
 	if s.etcdPeerPort, err = freePort(); err != nil {
+		return err
+	}
+	if s.nodePort, err = freePort(); err != nil {
 		return err
 	}
 	s.serverURL = fmt.Sprintf("https://127.0.0.1:%d", s.securePort)
@@ -166,7 +176,7 @@ func (s *supervisor) spawn(name, logName, pidName string, args []string) (*child
 		c.err = cmd.Wait()
 		close(c.done)
 		s.mu.Lock()
-		expected := s.stopping || (c != s.api && c != s.etcd)
+		expected := s.stopping || (c != s.api && c != s.etcd && c != s.node)
 		s.mu.Unlock()
 		if !expected {
 			s.unexpected <- c
@@ -281,6 +291,14 @@ func (s *supervisor) apiserverArgs() []string {
 		// ServiceAccount, so the ServiceAccount admission plugin would reject
 		// every pod.
 		"--disable-admission-plugins=ServiceAccount",
+		// How the apiserver reaches the node's kubelet API (exec, attach,
+		// port-forward, logs): its address and port from the Node object,
+		// the node's certificate checked against the testenv CA, and a
+		// client certificate of its own.
+		"--kubelet-preferred-address-types=InternalIP",
+		"--kubelet-certificate-authority=" + p.caCert,
+		"--kubelet-client-certificate=" + p.kubeletClientCert,
+		"--kubelet-client-key=" + p.kubeletClientKey,
 		"--watch-cache=" + strconv.FormatBool(s.opts.watchCache),
 		"--profiling=false",
 		"--v=1",
@@ -358,7 +376,63 @@ func (s *supervisor) startAll() error {
 	if strings.HasPrefix(s.version, "v0.0.0") {
 		fmt.Fprintf(os.Stderr, "kube-testenv: warning: apiserver reports %s; build with `make testenv-build` to stamp the real version\n", s.version)
 	}
-	return s.writeClientFiles()
+	if err := s.writeClientFiles(); err != nil {
+		s.shutdown(10 * time.Second)
+		return err
+	}
+	if s.opts.noNode {
+		return nil
+	}
+	t := time.Now()
+	if err := s.startNode(); err != nil {
+		s.shutdown(10 * time.Second)
+		return err
+	}
+	s.nodeReady = time.Since(t)
+	return nil
+}
+
+// startNode starts the fake node (`kube-testenv node`, node.go) with the
+// admin kubeconfig and waits until its Node object reports Ready, which it
+// posts once its kubelet API is listening.
+func (s *supervisor) startNode() error {
+	c, err := s.spawn("node", fileNodeLog, fileNodePid, []string{"node",
+		"--kubeconfig", s.path(fileKubeconfig),
+		"--state-dir", s.path(dirNode),
+		"--port", strconv.Itoa(s.nodePort),
+		"--tls-cert-file", s.pki.nodeCert,
+		"--tls-private-key-file", s.pki.nodeKey,
+		"--client-ca-file", s.pki.caCert,
+	})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.node = c
+	s.mu.Unlock()
+	return waitFor(c, 30*time.Second, func() error {
+		code, body, err := s.get("/api/v1/nodes/" + nodeName)
+		if err != nil {
+			return err
+		}
+		if code != 200 {
+			return fmt.Errorf("GET node %s: %d %s", nodeName, code, firstLine(body))
+		}
+		var n struct {
+			Status struct {
+				Conditions []struct{ Type, Status string }
+			}
+		}
+		if err := json.Unmarshal(body, &n); err != nil {
+			return err
+		}
+		for _, cond := range n.Status.Conditions {
+			if cond.Type == "Ready" && cond.Status == "True" {
+				return nil
+			}
+		}
+		return fmt.Errorf("node %s not Ready yet", nodeName)
+	})
 }
 
 func (s *supervisor) restartAPIServer() error {
@@ -384,8 +458,11 @@ func (s *supervisor) restartAPIServer() error {
 func (s *supervisor) shutdown(grace time.Duration) {
 	s.mu.Lock()
 	s.stopping = true
-	api, etcd := s.api, s.etcd
+	api, etcd, node := s.api, s.etcd, s.node
 	s.mu.Unlock()
+	// The node first, always with SIGTERM: it kills its containers' process
+	// groups on the way out (SIGKILL would leave their children behind).
+	stopChild(node, max(grace, 5*time.Second))
 	stopChild(api, grace)
 	stopChild(etcd, grace)
 	_ = os.Remove(s.path(fileEnv))
@@ -422,6 +499,9 @@ func (s *supervisor) writeEnvFile(controlAddr string) error {
 		"supervisor_pid=" + strconv.Itoa(os.Getpid()),
 		"apiserver_log=" + s.path(fileAPILog),
 		"etcd_log=" + s.path(fileEtcdLog),
+	}
+	if !s.opts.noNode {
+		env = append(env, "node_name="+nodeName, "node_port="+strconv.Itoa(s.nodePort), "node_log="+s.path(fileNodeLog))
 	}
 	// Written last and renamed into place: its presence means "ready".
 	if err := writeAtomic(s.path(fileControl), []byte(controlAddr+"\n")); err != nil {

@@ -105,7 +105,7 @@ impl TestEnv {
                 Ok(0) | Err(_) => {
                     let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
                     return Err(format!(
-                        "testenv: kube-testenv failed to start ({status}).\n{}\nlogs: {}/{{supervisor,apiserver,etcd}}.log",
+                        "testenv: kube-testenv failed to start ({status}).\n{}\nlogs: {}/{{supervisor,apiserver,etcd,node}}.log",
                         fs::read_to_string(&sup_log).unwrap_or_default().trim_end(),
                         state_dir.display()
                     ));
@@ -205,6 +205,23 @@ impl TestEnv {
     pub fn apiserver_log(&self) -> PathBuf {
         self.state_dir.join("apiserver.log")
     }
+    /// Name of the fake node (`testenv-node`) that runs the containers of
+    /// pods bound to it as local processes and serves exec, attach,
+    /// port-forward and logs through the apiserver; `None` when the testenv
+    /// was started with `--no-node`.
+    pub fn node_name(&self) -> Option<&str> {
+        self.info.get("node_name").map(String::as_str)
+    }
+    /// The fake node's log in the state dir (`None` without a node).
+    pub fn node_log(&self) -> Option<PathBuf> {
+        self.info.get("node_log").map(PathBuf::from)
+    }
+    /// The `kube-testenv` binary. Pods on the node run local commands, and
+    /// this binary is always there: `kube-testenv serve-http --port N --body
+    /// TEXT` answers HTTP GETs on `127.0.0.1:N`, a target for port-forwarding.
+    pub fn binary(&self) -> PathBuf {
+        binary_path()
+    }
     /// Time from spawning the supervisor to ready (zero when attached).
     pub fn startup_time(&self) -> Duration {
         self.startup
@@ -247,7 +264,7 @@ impl TestEnv {
         match self.control(method, path) {
             Ok(body) => body,
             Err(e) => panic!(
-                "testenv: {method} {path} failed: {e}\nlogs: {}/{{supervisor,apiserver,etcd}}.log",
+                "testenv: {method} {path} failed: {e}\nlogs: {}/{{supervisor,apiserver,etcd,node}}.log",
                 self.state_dir.display()
             ),
         }

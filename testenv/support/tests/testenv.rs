@@ -82,6 +82,28 @@ fn shared_env_serves_the_real_version_with_rbac() {
 }
 
 #[test]
+fn shared_env_has_a_ready_node_that_only_admin_may_exec_on() {
+    let env = TestEnv::shared();
+    let node = env.node_name().expect("the testenv starts its node by default");
+    assert_eq!(node, "testenv-node");
+    assert!(env.binary().is_file(), "{}", env.binary().display());
+
+    let (status, body) = https(env, "GET", &format!("/api/v1/nodes/{node}"), env.admin_token(), "");
+    assert_eq!(status, 200, "{body}");
+    let compact: String = body.split_whitespace().collect();
+    assert!(compact.contains(r#""type":"Ready","status":"True""#), "node not Ready: {body}");
+    assert!(compact.contains(r#"{"type":"InternalIP","address":"127.0.0.1"}"#), "{body}");
+    assert!(!compact.contains(r#""taints""#), "node keeps a taint: {body}");
+
+    // RBAC denies the unprivileged user pods/exec before any pod lookup.
+    let ns = env.create_namespace("node-exec");
+    let exec = format!("/api/v1/namespaces/{ns}/pods/p/exec?command=true&stdout=true");
+    let (status, body) = https(env, "POST", &exec, env.unprivileged_token(), "");
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("pods/exec"), "{body}");
+}
+
+#[test]
 fn private_env_restarts_and_compacts() {
     let env = TestEnv::start();
     eprintln!("private testenv ready in {:?}", env.startup_time());

@@ -7,3 +7,4 @@ mod proto_kind;
 mod protobuf_tests;
 mod resource_tests;
 pub(crate) mod server;
+mod streaming_tests;

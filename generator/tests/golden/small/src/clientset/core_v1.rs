@@ -31,6 +31,8 @@ pub type GadgetClient = ::k8s_client_runtime::rest::ResourceClient<
 impl ::k8s_client_runtime::rest::verbs::Get for crate::api::core::v1::Gadget {}
 impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Gadget {}
 /// The client of `widgets` (Widget): `get`, `list`, `watch`, `create`.
+/// Streams: `exec` ([`rest::remotecommand`](k8s_client_runtime::rest::remotecommand)), `proxy` ([`rest::proxy`](k8s_client_runtime::rest::proxy)).
+/// Not generated: debug (connect operations, streams rather than JSON).
 pub type WidgetClient = ::k8s_client_runtime::rest::ResourceClient<
     crate::api::core::v1::Widget,
 >;
@@ -39,3 +41,5 @@ impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::Widget {}
 impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::Widget {}
 impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Widget {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Widget {}
+impl ::k8s_client_runtime::rest::HasExec for crate::api::core::v1::Widget {}
+impl ::k8s_client_runtime::rest::HasProxy for crate::api::core::v1::Widget {}
