@@ -33,29 +33,34 @@ func readLogs(t *testing.T, c *containerRun, opts *corev1.PodLogOptions) (stdout
 }
 
 // What a container writes comes back byte for byte through the kubelet's
-// CRI log reader: streams kept apart, a line longer than one record split
-// into partial records and joined again, a last line without newline kept
-// without one.
+// CRI log reader: a line longer than one record split into partial records
+// and joined again, a last line without newline kept without one, stdout and
+// stderr kept apart (their relative order is that of arrival, as with any
+// runtime, so it is not checked).
 func TestContainerLogRoundTrip(t *testing.T) {
 	long := strings.Repeat("x", criLogLineMax*2+5)
-	script := `printf 'one\ntwo\n'; echo err >&2; printf '%s\n' "$LONG"; printf 'tail'`
-	p, err := startPod(t.TempDir(), testPod(corev1.Container{
-		Name: "c", Command: []string{"sh", "-c", script}, Env: []corev1.EnvVar{{Name: "LONG", Value: long}},
-	}))
+	p, err := startPod(t.TempDir(), testPod(
+		corev1.Container{
+			Name: "c", Command: []string{"sh", "-c", `printf 'one\ntwo\n'; printf '%s\n' "$LONG"; printf 'tail'`},
+			Env: []corev1.EnvVar{{Name: "LONG", Value: long}},
+		},
+		corev1.Container{Name: "streams", Command: []string{"sh", "-c", "echo err >&2; echo out"}},
+	))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := p.containers[0]
 	<-c.done
+	<-p.containers[1].done
 	if c.exitCode != 0 {
 		t.Fatalf("exit code %d", c.exitCode)
 	}
 	stdout, stderr := readLogs(t, c, &corev1.PodLogOptions{})
-	if want := "one\ntwo\n" + long + "\ntail"; stdout != want {
-		t.Fatalf("stdout: got %d bytes %q..., want %d bytes", len(stdout), stdout[:min(len(stdout), 40)], len(want))
+	if want := "one\ntwo\n" + long + "\ntail"; stdout != want || stderr != "" {
+		t.Fatalf("stdout: got %d bytes %q..., want %d bytes; stderr %q", len(stdout), stdout[:min(len(stdout), 40)], len(want), stderr)
 	}
-	if stderr != "err\n" {
-		t.Fatalf("stderr %q", stderr)
+	if stdout, stderr := readLogs(t, p.containers[1], &corev1.PodLogOptions{}); stdout != "out\n" || stderr != "err\n" {
+		t.Fatalf("streams: stdout %q, stderr %q", stdout, stderr)
 	}
 	tail := int64(1)
 	if out, _ := readLogs(t, c, &corev1.PodLogOptions{TailLines: &tail}); out != "tail" {
