@@ -257,13 +257,13 @@ async fn port_forward_to_a_closed_port_reports_the_error_channel() {
 }
 
 #[tokio::test]
-async fn log_lines_follow_appended_lines_and_end_with_the_container() {
+async fn log_stream_follows_appended_lines_and_end_with_the_container() {
     let ns = support::namespace("logs-follow");
     let script = cmd(&["sh", "-c", "echo first; sleep 3; echo second; echo third"]);
     let pods = running_pod(&ns, "writer", &[("main", script)]).await;
     let opts = LogOptions { follow: Some(true), container: Some("main".into()), ..LogOptions::default() };
     let opened = Instant::now();
-    let mut lines = pods.log_lines("writer", &opts).await.unwrap();
+    let mut lines = pods.log_stream("writer", &opts).await.unwrap();
     let mut seen = Vec::new();
     let ended = tokio::time::timeout(Duration::from_secs(60), async {
         while let Some(line) = lines.next().await {
@@ -278,13 +278,13 @@ async fn log_lines_follow_appended_lines_and_end_with_the_container() {
 
     // The log of the ended container, with the other options.
     let tail = LogOptions { tail_lines: Some(1), timestamps: Some(true), ..LogOptions::default() };
-    let last: Vec<_> = pods.log_lines("writer", &tail).await.unwrap().collect().await;
+    let last: Vec<_> = pods.log_stream("writer", &tail).await.unwrap().collect().await;
     assert_eq!(last.len(), 1);
     let last = text(&last[0].as_ref().unwrap().clone());
     assert!(last.ends_with(" third") && last.starts_with("20"), "{last}");
     // The generated client's params work too.
     let generated = k8s_client::clientset::core_v1::PodLogParams { tail_lines: Some(2), ..Default::default() };
-    let two: Vec<_> = pods.log_lines("writer", &generated).await.unwrap().collect().await;
+    let two: Vec<_> = pods.log_stream("writer", &generated).await.unwrap().collect().await;
     assert_eq!(two.len(), 2);
 }
 
