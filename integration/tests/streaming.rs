@@ -412,3 +412,62 @@ async fn exec_throughput_100_mb() {
         Err(e) => println!("kubectl not run: {e}"),
     }
 }
+
+/// 100 MB downloaded through a forwarded port, ours against `kubectl
+/// port-forward` (when on the PATH) in the same run. The pod's network is
+/// the host's loopback, so the test itself serves the bytes. A figure, not
+/// a check: run it alone, on an idle machine.
+#[tokio::test]
+#[ignore = "a throughput figure; run alone: cargo test -p k8s-client-integration --test streaming -- --ignored"]
+async fn port_forward_throughput_100_mb() {
+    const SIZE: usize = 100 * 1024 * 1024;
+    let ns = support::namespace("forward-throughput");
+    let pods = idle_pod(&ns).await;
+    let server = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = server.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let chunk = vec![7u8; 1024 * 1024];
+        while let Ok((mut connection, _)) = server.accept().await {
+            let chunk = chunk.clone();
+            tokio::spawn(async move {
+                for _ in 0..SIZE / chunk.len() {
+                    if connection.write_all(&chunk).await.is_err() {
+                        return;
+                    }
+                }
+                let _ = connection.shutdown().await;
+            });
+        }
+    });
+
+    let started = Instant::now();
+    let mut forwarder = pods.port_forward("idle", &[port]).await.unwrap();
+    let received = read_to_end(forwarder.take_stream(port).unwrap()).await;
+    assert_eq!(received.len(), SIZE);
+    let ours = started.elapsed();
+    println!("k8s-client-runtime port-forward: 100 MB in {ours:?}: {:.1} MB/s", 100.0 / ours.as_secs_f64());
+
+    let local = free_port();
+    let kubectl = std::process::Command::new("kubectl")
+        .args(["port-forward", "-n", &ns, "pod/idle", &format!("{local}:{port}")])
+        .env("KUBECONFIG", support::env().kubeconfig_path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let mut kubectl = match kubectl {
+        Ok(child) => child,
+        Err(e) => return println!("kubectl not run: {e}"),
+    };
+    // Ready once it prints its first "Forwarding from" line.
+    let mut ready = String::new();
+    let mut out = std::io::BufReader::new(kubectl.stdout.take().unwrap());
+    std::io::BufRead::read_line(&mut out, &mut ready).unwrap();
+    assert!(ready.starts_with("Forwarding from"), "{ready:?}");
+    let started = Instant::now();
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", local)).await.unwrap();
+    let received = read_to_end(tcp).await;
+    let elapsed = started.elapsed();
+    let _ = kubectl.kill();
+    assert_eq!(received.len(), SIZE);
+    println!("kubectl port-forward: 100 MB in {elapsed:?}: {:.1} MB/s", 100.0 / elapsed.as_secs_f64());
+}
