@@ -31,7 +31,7 @@ pub struct Args {
 pub async fn follow(clientset: Clientset, args: Args, mut out: impl Write) -> Result<(), Report> {
     let pods = clientset.core_v1().pods(&args.namespace);
     let options = LogOptions { follow: Some(true), container: args.container, ..LogOptions::default() };
-    let mut lines = pods.log_lines(&args.pod, &options).await?;
+    let mut lines = pods.log_stream(&args.pod, &options).await?;
     while let Some(line) = lines.next().await {
         let line = line?;
         out.write_all(&line)?;

@@ -257,13 +257,13 @@ async fn port_forward_to_a_closed_port_reports_the_error_channel() {
 }
 
 #[tokio::test]
-async fn log_lines_follow_appended_lines_and_end_with_the_container() {
+async fn log_stream_follows_appended_lines_and_end_with_the_container() {
     let ns = support::namespace("logs-follow");
     let script = cmd(&["sh", "-c", "echo first; sleep 3; echo second; echo third"]);
     let pods = running_pod(&ns, "writer", &[("main", script)]).await;
     let opts = LogOptions { follow: Some(true), container: Some("main".into()), ..LogOptions::default() };
     let opened = Instant::now();
-    let mut lines = pods.log_lines("writer", &opts).await.unwrap();
+    let mut lines = pods.log_stream("writer", &opts).await.unwrap();
     let mut seen = Vec::new();
     let ended = tokio::time::timeout(Duration::from_secs(60), async {
         while let Some(line) = lines.next().await {
@@ -278,13 +278,13 @@ async fn log_lines_follow_appended_lines_and_end_with_the_container() {
 
     // The log of the ended container, with the other options.
     let tail = LogOptions { tail_lines: Some(1), timestamps: Some(true), ..LogOptions::default() };
-    let last: Vec<_> = pods.log_lines("writer", &tail).await.unwrap().collect().await;
+    let last: Vec<_> = pods.log_stream("writer", &tail).await.unwrap().collect().await;
     assert_eq!(last.len(), 1);
     let last = text(&last[0].as_ref().unwrap().clone());
     assert!(last.ends_with(" third") && last.starts_with("20"), "{last}");
     // The generated client's params work too.
     let generated = k8s_client::clientset::core_v1::PodLogParams { tail_lines: Some(2), ..Default::default() };
-    let two: Vec<_> = pods.log_lines("writer", &generated).await.unwrap().collect().await;
+    let two: Vec<_> = pods.log_stream("writer", &generated).await.unwrap().collect().await;
     assert_eq!(two.len(), 2);
 }
 
@@ -411,4 +411,63 @@ async fn exec_throughput_100_mb() {
         Ok(output) => println!("kubectl exec failed: {}", String::from_utf8_lossy(&output.stderr)),
         Err(e) => println!("kubectl not run: {e}"),
     }
+}
+
+/// 100 MB downloaded through a forwarded port, ours against `kubectl
+/// port-forward` (when on the PATH) in the same run. The pod's network is
+/// the host's loopback, so the test itself serves the bytes. A figure, not
+/// a check: run it alone, on an idle machine.
+#[tokio::test]
+#[ignore = "a throughput figure; run alone: cargo test -p k8s-client-integration --test streaming -- --ignored"]
+async fn port_forward_throughput_100_mb() {
+    const SIZE: usize = 100 * 1024 * 1024;
+    let ns = support::namespace("forward-throughput");
+    let pods = idle_pod(&ns).await;
+    let server = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = server.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let chunk = vec![7u8; 1024 * 1024];
+        while let Ok((mut connection, _)) = server.accept().await {
+            let chunk = chunk.clone();
+            tokio::spawn(async move {
+                for _ in 0..SIZE / chunk.len() {
+                    if connection.write_all(&chunk).await.is_err() {
+                        return;
+                    }
+                }
+                let _ = connection.shutdown().await;
+            });
+        }
+    });
+
+    let started = Instant::now();
+    let mut forwarder = pods.port_forward("idle", &[port]).await.unwrap();
+    let received = read_to_end(forwarder.take_stream(port).unwrap()).await;
+    assert_eq!(received.len(), SIZE);
+    let ours = started.elapsed();
+    println!("k8s-client-runtime port-forward: 100 MB in {ours:?}: {:.1} MB/s", 100.0 / ours.as_secs_f64());
+
+    let local = free_port();
+    let kubectl = std::process::Command::new("kubectl")
+        .args(["port-forward", "-n", &ns, "pod/idle", &format!("{local}:{port}")])
+        .env("KUBECONFIG", support::env().kubeconfig_path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let mut kubectl = match kubectl {
+        Ok(child) => child,
+        Err(e) => return println!("kubectl not run: {e}"),
+    };
+    // Ready once it prints its first "Forwarding from" line.
+    let mut ready = String::new();
+    let mut out = std::io::BufReader::new(kubectl.stdout.take().unwrap());
+    std::io::BufRead::read_line(&mut out, &mut ready).unwrap();
+    assert!(ready.starts_with("Forwarding from"), "{ready:?}");
+    let started = Instant::now();
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", local)).await.unwrap();
+    let received = read_to_end(tcp).await;
+    let elapsed = started.elapsed();
+    let _ = kubectl.kill();
+    assert_eq!(received.len(), SIZE);
+    println!("kubectl port-forward: 100 MB in {elapsed:?}: {:.1} MB/s", 100.0 / elapsed.as_secs_f64());
 }

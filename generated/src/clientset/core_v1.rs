@@ -457,17 +457,6 @@ pub trait PodClientExt {
             ::k8s_client_runtime::rest::Error,
         >,
     > + ::std::marker::Send;
-    /// Reads `log` of the object `name` as a byte stream (for `follow`).
-    fn log_stream(
-        &self,
-        name: &str,
-        params: &PodLogParams,
-    ) -> impl ::std::future::Future<
-        Output = ::std::result::Result<
-            ::k8s_client_runtime::rest::ByteStream,
-            ::k8s_client_runtime::rest::Error,
-        >,
-    > + ::std::marker::Send;
     /// Reads the `resize` subresource of the object `name`.
     fn get_resize(
         &self,
@@ -611,19 +600,6 @@ impl PodClientExt for PodClient {
         >,
     > + ::std::marker::Send {
         self.get_subresource_text(name, "log", params)
-    }
-    #[inline]
-    fn log_stream(
-        &self,
-        name: &str,
-        params: &PodLogParams,
-    ) -> impl ::std::future::Future<
-        Output = ::std::result::Result<
-            ::k8s_client_runtime::rest::ByteStream,
-            ::k8s_client_runtime::rest::Error,
-        >,
-    > + ::std::marker::Send {
-        self.stream_subresource(name, "log", params)
     }
     #[inline]
     fn get_resize(

@@ -1,11 +1,11 @@
 //! Container logs as a stream of lines (`pods/log`).
 //!
-//! * [`ResourceClient::log_lines`] with [`LogOptions`] (or a generated
+//! * [`ResourceClient::log_stream`] with [`LogOptions`] (or a generated
 //!   `PodLogParams`): one item per line, as the kubelet writes them; with
 //!   `follow` the stream stays open while the container runs and ends
 //!   cleanly when it stops. No client-side timeout applies.
-//! * [`lines`] turns any byte stream (the generated `log_stream`) into
-//!   the same line stream.
+//! * [`lines`] turns any byte stream (such as
+//!   [`ResourceClient::stream_subresource`]'s) into the same line stream.
 //! * For the whole log at once, the generated `log` (or
 //!   [`ResourceClient::get_subresource_text`]).
 
@@ -62,7 +62,7 @@ impl<K: HasLog> ResourceClient<K> {
     ///
     /// # Cancel safety
     /// Dropping the future or the stream closes the connection.
-    pub async fn log_lines<P: Serialize + ?Sized>(&self, name: &str, params: &P) -> Result<Lines, Error> {
+    pub async fn log_stream<P: Serialize + ?Sized>(&self, name: &str, params: &P) -> Result<Lines, Error> {
         Ok(lines(self.stream_subresource(name, "log", params).await?))
     }
 }

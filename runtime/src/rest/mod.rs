@@ -14,7 +14,7 @@
 //!   the spec's connect operations: [`remotecommand`] (`exec`, `attach`:
 //!   stdin, stdout, stderr, TTY, exit status), [`portforward`]
 //!   (`port_forward` to in-process streams, `port_forward_listener` for a
-//!   local TCP port), [`logs`] (`log_lines`, following a log line by
+//!   local TCP port), [`logs`] (`log_stream`, following a log line by
 //!   line), and [`proxy`] (plain HTTP to a pod, service or node through
 //!   the apiserver). Exec, attach and port-forward are WebSockets, each on
 //!   an HTTP/1.1 connection of its own with the client's TLS, proxy and

@@ -400,7 +400,7 @@ async fn a_local_listener_opens_a_websocket_per_connection() {
 }
 
 #[tokio::test]
-async fn log_lines_follow_the_log_line_by_line() {
+async fn log_stream_follows_the_log_line_by_line() {
     let server = TestServer::start(|_, _| Reply::Chunks {
         status: 200,
         chunks: vec![b"first\nsec".to_vec(), b"ond\n".to_vec(), b"last".to_vec()],
@@ -408,7 +408,7 @@ async fn log_lines_follow_the_log_line_by_line() {
     .await;
     let pods: ResourceClient<Pod> = ResourceClient::namespaced(server.client(), "ns");
     let opts = LogOptions { follow: Some(true), tail_lines: Some(10), ..LogOptions::default() };
-    let lines: Vec<bytes::Bytes> = pods.log_lines("web", &opts).await.unwrap().try_collect().await.unwrap();
+    let lines: Vec<bytes::Bytes> = pods.log_stream("web", &opts).await.unwrap().try_collect().await.unwrap();
     assert_eq!(lines, vec![&b"first"[..], b"second", b"last"]);
     assert_eq!(server.requests()[0].path, "/api/v1/namespaces/ns/pods/web/log?follow=true&tailLines=10");
 }
