@@ -144,3 +144,53 @@ impl Request {
 fn websocket_config() -> WebSocketConfig {
     WebSocketConfig::default().max_message_size(Some(16 << 20)).max_frame_size(Some(16 << 20))
 }
+
+/// The task that runs one upgraded connection (an exec's or a
+/// port-forward's): joined for its result, aborted, which closes the
+/// connection, on [`abort`](StreamTask::abort) or when dropped.
+pub(crate) struct StreamTask<T> {
+    task: Option<tokio::task::JoinHandle<Result<T, Error>>>,
+    /// What runs, for the error of an aborted task (`exec`, `port-forward`).
+    what: &'static str,
+}
+
+impl<T> StreamTask<T> {
+    pub(crate) fn new(task: tokio::task::JoinHandle<Result<T, Error>>, what: &'static str) -> Self {
+        StreamTask { task: Some(task), what }
+    }
+
+    /// The task's result; an aborted (or already joined) task is an error.
+    ///
+    /// # Cancel safety
+    /// Dropping the future leaves the task running; dropping the
+    /// `StreamTask` then aborts it.
+    pub(crate) async fn join(&mut self) -> Result<T, Error> {
+        let Some(task) = self.task.as_mut() else {
+            return Err(self.aborted());
+        };
+        let result = task.await;
+        self.task = None;
+        match result {
+            Ok(result) => result,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Err(self.aborted()),
+        }
+    }
+
+    /// Stops the task now, closing its connection.
+    pub(crate) fn abort(&self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+    }
+
+    fn aborted(&self) -> Error {
+        Error::Stream { what: self.what.into(), message: "the stream was aborted".into() }
+    }
+}
+
+impl<T> Drop for StreamTask<T> {
+    fn drop(&mut self) {
+        self.abort();
+    }
+}

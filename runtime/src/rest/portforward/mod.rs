@@ -42,12 +42,12 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadBuf};
 use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 pub use listener::PortListener;
 
 use super::error::Error;
 use super::resource::{ClientObject, ResourceClient};
+use super::upgrade::StreamTask;
 
 /// The subprotocol of the kubelet's WebSocket port forwarding.
 pub const PORT_FORWARD_PROTOCOL: &str = "v4.channel.k8s.io";
@@ -93,7 +93,7 @@ pub struct PortForwarder {
     ports: Vec<u16>,
     streams: Vec<Option<PortStream>>,
     errors: Vec<Option<oneshot::Receiver<String>>>,
-    task: Option<JoinHandle<Result<(), Error>>>,
+    task: StreamTask<()>,
 }
 
 impl fmt::Debug for PortForwarder {
@@ -132,33 +132,12 @@ impl PortForwarder {
     /// Dropping the future closes the connections, as dropping the
     /// forwarder.
     pub async fn join(mut self) -> Result<(), Error> {
-        let Some(task) = self.task.as_mut() else {
-            return Err(aborted());
-        };
-        let result = task.await;
-        self.task = None;
-        match result {
-            Ok(result) => result,
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(_) => Err(aborted()),
-        }
+        self.task.join().await
     }
 
     /// Closes the WebSocket now.
     pub fn abort(&self) {
-        if let Some(task) = &self.task {
-            task.abort();
-        }
-    }
-}
-
-fn aborted() -> Error {
-    Error::Stream { what: "port-forward".into(), message: "the stream was aborted".into() }
-}
-
-impl Drop for PortForwarder {
-    fn drop(&mut self) {
-        self.abort();
+        self.task.abort();
     }
 }
 

@@ -13,7 +13,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::{PortForwarder, PortStream, STREAM_BUFFER};
 use crate::rest::error::Error;
-use crate::rest::upgrade::WebSocket;
+use crate::rest::upgrade::{StreamTask, WebSocket};
 
 /// The most bytes read from a local stream for one message.
 const CHUNK: usize = 32 * 1024;
@@ -92,7 +92,7 @@ pub(super) fn spawn(socket: WebSocket, ports: &[u16], what: String) -> PortForwa
         });
     }
     let task = tokio::spawn(run(socket, state, what));
-    PortForwarder { ports: ports.to_vec(), streams, errors, task: Some(task) }
+    PortForwarder { ports: ports.to_vec(), streams, errors, task: StreamTask::new(task, "port-forward") }
 }
 
 async fn run(socket: WebSocket, mut ports: Vec<Port>, what: String) -> Result<(), Error> {

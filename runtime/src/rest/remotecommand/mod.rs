@@ -39,12 +39,12 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadBuf};
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 
 pub use protocol::{Protocol, TerminalSize, V4_PROTOCOL, V5_PROTOCOL};
 
 use super::error::{Error, Status};
 use super::resource::{ClientObject, ResourceClient};
+use super::upgrade::StreamTask;
 
 /// Kinds with an `exec` subresource (pods).
 pub trait HasExec: ClientObject {}
@@ -229,7 +229,7 @@ pub struct AttachedProcess {
     stderr: Option<ProcessOutput>,
     resizer: Option<TerminalResizer>,
     protocol: Protocol,
-    task: Option<JoinHandle<Result<ExitStatus, Error>>>,
+    task: StreamTask<ExitStatus>,
 }
 
 impl fmt::Debug for AttachedProcess {
@@ -271,33 +271,12 @@ impl AttachedProcess {
         self.stdout = None;
         self.stderr = None;
         self.stdin = None;
-        let Some(task) = self.task.as_mut() else {
-            return Err(closed());
-        };
-        let result = task.await;
-        self.task = None;
-        match result {
-            Ok(result) => result,
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(_) => Err(closed()),
-        }
+        self.task.join().await
     }
 
     /// Closes the stream now; the remote end sees the connection close.
     pub fn abort(&self) {
-        if let Some(task) = &self.task {
-            task.abort();
-        }
-    }
-}
-
-fn closed() -> Error {
-    Error::Stream { what: "exec".into(), message: "the stream was aborted".into() }
-}
-
-impl Drop for AttachedProcess {
-    fn drop(&mut self) {
-        self.abort();
+        self.task.abort();
     }
 }
 

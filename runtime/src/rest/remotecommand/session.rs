@@ -11,7 +11,7 @@ use super::protocol::{self, ERROR, Protocol, STDERR, STDIN, STDOUT};
 use super::{AttachParams, AttachedProcess, ExitStatus, ProcessInput, ProcessOutput, TerminalResizer, TerminalSize};
 use crate::rest::Request;
 use crate::rest::error::Error;
-use crate::rest::upgrade::WebSocket;
+use crate::rest::upgrade::{StreamTask, WebSocket};
 
 /// Resize requests queued before the sender waits (client-go keeps one).
 const RESIZE_QUEUE: usize = 4;
@@ -51,7 +51,7 @@ pub(super) fn spawn(socket: WebSocket, protocol: Protocol, params: &AttachParams
     let session =
         Session { protocol, stdin: stdin_reader, stdout: stdout_writer, stderr: stderr_writer, resizes, what };
     let task = tokio::spawn(session.run(socket));
-    AttachedProcess { stdin, stdout, stderr, resizer, protocol, task: Some(task) }
+    AttachedProcess { stdin, stdout, stderr, resizer, protocol, task: StreamTask::new(task, "exec") }
 }
 
 /// A pipe when `connected`: (read end, write end). Dropping either end
