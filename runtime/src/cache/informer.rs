@@ -266,8 +266,11 @@ impl<K: Object + Send + Sync + 'static> Core<K> {
                 self.processor.distribute(Notification::Delete(object.clone()), false);
             }
             (_, DeltaObject::Object(obj)) => {
+                let old = self.writer.upsert_keyed(Arc::clone(key), Arc::clone(obj));
+                // Only once the cache holds the object: a reader that sees
+                // the version reads the object (read-your-writes).
                 self.advance_store_rv(obj.metadata().resource_version());
-                match self.writer.upsert_keyed(Arc::clone(key), Arc::clone(obj)) {
+                match old {
                     Some(old) => {
                         // Same version: a resync or an unchanged relisted object,
                         // only for handlers that asked for resyncs.
