@@ -10,6 +10,7 @@
 //! here over a `TcpStream`.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -56,6 +57,18 @@ impl TestEnv {
     /// Starts a private instance in a fresh temporary state dir; it is stopped
     /// (and the state dir removed) when the value is dropped.
     pub fn start() -> TestEnv {
+        TestEnv::start_with_args::<&str>(&[])
+    }
+
+    /// [`start`](TestEnv::start) with extra flags of `kube-testenv start`
+    /// (listed in `testenv/README.md`), for an instance configured unlike
+    /// the shared one: e.g. `--runtime-config=api/all=true,<group>/<version>=false`
+    /// to leave a group/version unserved, `--apiserver-arg=--flag=value`,
+    /// `--no-node`. `--state-dir`, `--exit-on-stdin-eof` and `--cleanup` are
+    /// this crate's own (a `--state-dir` given here is overridden);
+    /// `--detach` would return before the instance is ready and must not be
+    /// given.
+    pub fn start_with_args<S: AsRef<OsStr>>(args: &[S]) -> TestEnv {
         // The supervisor picks free loopback ports by binding and releasing
         // them; another process (a test starting its own instance at the
         // same moment) can take one before etcd or the apiserver binds it.
@@ -63,7 +76,7 @@ impl TestEnv {
         // a third lost port, fails the test.
         const ATTEMPTS: u32 = 3;
         for attempt in 1..=ATTEMPTS {
-            match TestEnv::try_start() {
+            match TestEnv::try_start(args) {
                 Ok(env) => return env,
                 Err(failure) if failure.contains(PORT_TAKEN) && attempt < ATTEMPTS => {
                     eprintln!("testenv: a port was taken while starting (attempt {attempt}); starting again");
@@ -74,9 +87,9 @@ impl TestEnv {
         unreachable!("the last attempt returns or panics")
     }
 
-    /// One start of [`start`](TestEnv::start): the instance, or why the
-    /// supervisor exited before it was ready.
-    fn try_start() -> Result<TestEnv, String> {
+    /// One start of [`start_with_args`](TestEnv::start_with_args): the
+    /// instance, or why the supervisor exited before it was ready.
+    fn try_start<S: AsRef<OsStr>>(args: &[S]) -> Result<TestEnv, String> {
         let bin = binary_path();
         let state_dir = unique_temp_dir();
         fs::create_dir_all(&state_dir).unwrap_or_else(|e| panic!("testenv: creating {}: {e}", state_dir.display()));
@@ -85,6 +98,9 @@ impl TestEnv {
         let t0 = Instant::now();
         let mut child = Command::new(&bin)
             .arg("start")
+            // Go's flag package keeps the last value of a repeated flag, so
+            // the caller's flags go first and the state dir stays ours.
+            .args(args)
             .arg("--exit-on-stdin-eof")
             .arg("--cleanup")
             .arg("--state-dir")

@@ -140,3 +140,14 @@ fn private_env_restarts_and_compacts() {
         https(&env, "GET", &format!("{path}?watch=1&resourceVersion={rv1}&timeoutSeconds=2"), env.admin_token(), "");
     assert!(status == 410 || body.contains("\"code\":410"), "expected 410 Gone, got {status}: {body}");
 }
+
+#[test]
+fn private_env_takes_start_flags() {
+    let env =
+        TestEnv::start_with_args(&["--runtime-config=api/all=true,coordination.k8s.io/v1alpha2=false", "--no-node"]);
+    assert_eq!(env.node_name(), None, "--no-node");
+    let (status, body) = https(&env, "GET", "/apis/coordination.k8s.io/v1alpha2", env.admin_token(), "");
+    assert_eq!(status, 404, "the group/version turned off is not served: {body}");
+    let (status, body) = https(&env, "GET", "/apis/coordination.k8s.io/v1beta1", env.admin_token(), "");
+    assert_eq!(status, 200, "the rest of api/all=true is: {body}");
+}
