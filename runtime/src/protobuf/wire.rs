@@ -141,6 +141,21 @@ impl<'a> Reader<'a> {
     /// A varint.
     #[inline]
     pub fn read_varint(&mut self) -> Result<u64, Error> {
+        // A byte without the continuation bit is the whole varint: nearly
+        // every key and length of an object. Taken here, inline, rather
+        // than through prost's function, which the compiler keeps out of
+        // line.
+        if let Some((&byte, rest)) = self.rest.split_first()
+            && byte < 0x80
+        {
+            self.rest = rest;
+            return Ok(u64::from(byte));
+        }
+        self.read_varint_long()
+    }
+
+    /// A varint of more than one byte, or a malformed one.
+    fn read_varint_long(&mut self) -> Result<u64, Error> {
         let before = self.rest;
         decode_varint(&mut self.rest).map_err(|_| {
             self.rest = before;
