@@ -114,10 +114,18 @@ thread_local! {
 /// first sight, each would evict a string that the next object shares
 /// (an image, a mount path), to be evicted in turn before it is seen again.
 /// An empty slot takes the first string that comes.
+#[inline]
 pub fn shared(text: &str) -> LeanString {
+    // Inline, so that a short string, most of an object's, costs no call;
+    // the table's lookup stays out of line.
     if text.len() <= INLINE || text.len() > MAX_LEN {
         return LeanString::from(text);
     }
+    shared_in_table(text)
+}
+
+/// [`shared`] of a string the table may hold.
+fn shared_in_table(text: &str) -> LeanString {
     let hash = fingerprint(text.as_bytes());
     let slot = slot(hash, STRING_SLOTS);
     STRINGS
