@@ -211,6 +211,28 @@ fn a_map_collision_replaces_the_slot_and_values_stay_right() {
     }
 }
 
+#[test]
+fn raw_json_is_checked_unless_seen_and_reads_back() {
+    on_a_fresh_thread(|| {
+        let fields = r#"{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}"#;
+        let first = checked_raw_json(fields).unwrap();
+        let again = checked_raw_json(fields).unwrap();
+        assert_eq!((first.as_str(), again.as_str()), (fields, fields));
+        // Text that is not JSON is refused, kept texts or not, and more
+        // texts than slots all read back as themselves.
+        for text in [r#"{"f:metadata":"#, "", "{} {}", fields.strip_suffix('}').unwrap()] {
+            assert!(checked_raw_json(text).is_err(), "{text:?}");
+        }
+        let texts: Vec<String> = (0..RAW_JSON_SLOTS * 3).map(|i| format!(r#"{{"f:n{i}":{{}}}}"#)).collect();
+        for text in texts.iter().chain(&texts) {
+            assert_eq!(checked_raw_json(text).unwrap().as_str(), text.as_str());
+        }
+        let long = format!(r#"{{"f:x":"{}"}}"#, "y".repeat(MAX_RAW_JSON_LEN));
+        assert_eq!(checked_raw_json(&long).unwrap().as_str(), long);
+        assert!(checked_raw_json(&long[1..]).is_err());
+    });
+}
+
 proptest! {
     /// Any text reads back as itself, and its slot is within the table.
     #[test]
