@@ -51,6 +51,7 @@
 
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
+use std::convert::Infallible;
 use std::fmt;
 use std::hash::BuildHasher;
 
@@ -136,19 +137,48 @@ thread_local! {
 /// An empty slot takes the first string that comes.
 #[inline]
 pub fn shared(text: &str) -> LeanString {
-    // Inline, so that a short string, most of an object's, costs no call;
-    // the table's lookup stays out of line.
-    if text.len() <= INLINE || text.len() > MAX_LEN {
-        return LeanString::from(text);
+    match shared_checked(text.as_bytes(), |_| Ok::<_, Infallible>(text)) {
+        Ok(shared) => shared,
+        Err(never) => match never {},
     }
-    shared_in_table(text)
 }
 
-/// [`shared`] of a string the table may hold.
-fn shared_in_table(text: &str) -> LeanString {
-    let hash = fingerprint(text.as_bytes());
+/// [`shared`] of text given as bytes, which `check` turns into text (a
+/// UTF-8 check): it is called unless the bytes are those of a string the
+/// table holds, which were checked when it was kept. Comparing a kept
+/// string's bytes costs less than checking them again.
+#[inline]
+pub(crate) fn shared_checked<'b, E>(
+    bytes: &'b [u8],
+    check: impl FnOnce(&'b [u8]) -> Result<&'b str, E>,
+) -> Result<LeanString, E> {
+    // Inline, so that a short string, most of an object's, costs no call;
+    // the table's lookup stays out of line.
+    if bytes.len() <= INLINE || bytes.len() > MAX_LEN {
+        return check(bytes).map(LeanString::from);
+    }
+    shared_in_table(bytes, check)
+}
+
+/// [`shared_checked`] of a string the table may hold.
+fn shared_in_table<'b, E>(
+    bytes: &'b [u8],
+    check: impl FnOnce(&'b [u8]) -> Result<&'b str, E>,
+) -> Result<LeanString, E> {
+    let hash = fingerprint(bytes);
     let slot = slot(hash, STRING_SLOTS);
-    STRINGS
+    let hit = STRINGS
+        .try_with(|recent| match recent.try_borrow().ok()?.slots.get(slot)? {
+            Some(kept) if kept.as_bytes() == bytes => Some(kept.clone()),
+            _ => None,
+        })
+        .ok()
+        .flatten();
+    if let Some(hit) = hit {
+        return Ok(hit);
+    }
+    let text = check(bytes)?;
+    Ok(STRINGS
         .try_with(|recent| {
             let mut recent = recent.try_borrow_mut().ok()?;
             if recent.slots.is_empty() {
@@ -157,7 +187,6 @@ fn shared_in_table(text: &str) -> LeanString {
             }
             let Strings { slots, seen } = &mut *recent;
             match &mut slots[slot] {
-                Some(hit) if hit.as_str() == text => Some(hit.clone()),
                 Some(_) if seen[slot] != hash as u32 => {
                     // First sight of this string here: noted, not kept.
                     seen[slot] = hash as u32;
@@ -173,7 +202,7 @@ fn shared_in_table(text: &str) -> LeanString {
         .ok()
         .flatten()
         // The table is unavailable while the thread's locals are torn down.
-        .unwrap_or_else(|| LeanString::from(text))
+        .unwrap_or_else(|| LeanString::from(text)))
 }
 
 /// `text` as [`RawJson`]: a copy of an equal text this thread checked

@@ -64,6 +64,31 @@ fn a_string_takes_a_kept_strings_slot_only_when_seen_twice_running() {
 }
 
 #[test]
+fn the_bytes_of_a_kept_string_are_not_checked_again() {
+    thread_local! {
+        static CHECKS: Cell<usize> = const { Cell::new(0) };
+    }
+    fn counted(bytes: &[u8]) -> Result<&str, std::str::Utf8Error> {
+        CHECKS.with(|checks| checks.set(checks.get() + 1));
+        std::str::from_utf8(bytes)
+    }
+    on_a_fresh_thread(|| {
+        let image = b"registry.example.com/team/web:1.2.3";
+        let a = shared_checked(image, counted).unwrap();
+        let b = shared_checked(image, counted).unwrap();
+        assert_eq!((a.as_str(), a.as_ptr()), ("registry.example.com/team/web:1.2.3", b.as_ptr()));
+        assert_eq!(CHECKS.with(Cell::get), 1, "the second read compares bytes instead");
+        // Bytes that are not UTF-8 are refused, short, kept-length or long.
+        let mut bad = image.to_vec();
+        bad[3] = 0xff;
+        let long = [&b"x".repeat(MAX_LEN)[..], b"\xff"].concat();
+        for bytes in [&b"\xff"[..], &bad, &long] {
+            assert!(shared_checked(bytes, counted).is_err());
+        }
+    });
+}
+
+#[test]
 fn a_shared_string_changed_by_its_owner_is_copied_first() {
     let key = "node.kubernetes.io/unreachable";
     let mut mine = shared(key);

@@ -257,7 +257,8 @@ impl FieldValue for LeanString {
     #[inline]
     fn merge_value(&mut self, wire_type: WireType, reader: &mut Reader<'_>, _: DecodeOptions) -> Result<(), Error> {
         wire_type.expect(WireType::Len)?;
-        *self = crate::intern::shared(reader.read_str()?);
+        // Checked to be UTF-8 unless it is a string the table holds.
+        *self = crate::intern::shared_checked(reader.read_len()?, str_from_utf8)?;
         Ok(())
     }
 
