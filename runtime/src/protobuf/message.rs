@@ -162,6 +162,28 @@ pub trait FieldValue: Default {
     /// Writes the value, after its key: a scalar as it is, a
     /// length-delimited value with its length.
     fn encode_value(&self, writer: &mut Writer);
+
+    /// Reads one value into `place` as [`merge_value`](Self::merge_value)
+    /// does, then leaves `place` `None` when the value is the default
+    /// ([`decode::option_unless_default`](super::decode::option_unless_default)).
+    /// A type may read it another way with the same outcome.
+    #[inline]
+    fn merge_unless_default(
+        place: &mut Option<Self>,
+        wire_type: WireType,
+        reader: &mut Reader<'_>,
+        options: DecodeOptions,
+    ) -> Result<(), Error>
+    where
+        Self: PartialEq,
+    {
+        let value = place.get_or_insert_with(Self::default);
+        value.merge_value(wire_type, reader, options)?;
+        if *value == Self::default() {
+            *place = None;
+        }
+        Ok(())
+    }
 }
 
 impl<T: DecodeProto + EncodeProto> FieldValue for T {
@@ -265,6 +287,21 @@ impl FieldValue for LeanString {
     #[inline]
     fn encode_value(&self, writer: &mut Writer) {
         writer.bytes(self.as_bytes());
+    }
+
+    /// A string replaces what the field holds, so its bytes are looked at
+    /// before a string is made of them: no default to make and compare.
+    #[inline]
+    fn merge_unless_default(
+        place: &mut Option<Self>,
+        wire_type: WireType,
+        reader: &mut Reader<'_>,
+        _: DecodeOptions,
+    ) -> Result<(), Error> {
+        wire_type.expect(WireType::Len)?;
+        let bytes = reader.read_len()?;
+        *place = if bytes.is_empty() { None } else { Some(crate::intern::shared_checked(bytes, str_from_utf8)?) };
+        Ok(())
     }
 }
 
