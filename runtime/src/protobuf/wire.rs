@@ -115,7 +115,13 @@ impl<'a> Reader<'a> {
     pub fn count_run(&self, wire_type: WireType) -> usize {
         let mut ahead = self.clone();
         let mut count = 0;
-        while ahead.skip(wire_type).is_ok() {
+        // Runs of messages and strings, nearly all, skip through the
+        // inlined length read rather than `skip`'s call.
+        let skip = |ahead: &mut Reader<'a>| match wire_type {
+            WireType::Len => ahead.read_len().is_ok(),
+            _ => ahead.skip(wire_type).is_ok(),
+        };
+        while skip(&mut ahead) {
             count += 1;
             match ahead.read_key() {
                 Ok(Some((number, next))) if number == self.number && next == wire_type => {}
