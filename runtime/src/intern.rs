@@ -33,8 +33,7 @@
 //! nor the tables grow; a value stays alive while a slot holds it, until
 //! another value takes the slot. Per thread, at most:
 //! - strings: [`STRING_SLOTS`] (1024) of 17 to [`MAX_LEN`] (256) bytes:
-//!   16 bytes a slot, 4 for the hash of the last string that missed it, and
-//!   a buffer of at most 16 + 256 bytes, 292 KiB;
+//!   16 bytes a slot plus a buffer of at most 16 + 256 bytes, 288 KiB;
 //! - maps: [`MAX_MAP_TABLES`] (4) tables, one per value type (the runtime's
 //!   strings and the generated `Quantity` make two), of [`MAP_SLOTS`] (256)
 //!   maps of at most [`MAX_ENTRIES`] (16) entries of at most
@@ -45,7 +44,7 @@
 //! - JSON texts: [`RAW_JSON_SLOTS`] (32) of at most [`MAX_RAW_JSON_LEN`]
 //!   (4080) bytes: 16 bytes a slot and the text, 128 KiB.
 //!
-//! That is 1956 KiB in all ([`MAX_BYTES_PER_THREAD`]), besides the
+//! That is 1952 KiB in all ([`MAX_BYTES_PER_THREAD`]), besides the
 //! allocator's own overhead. Values outside these limits are built as they
 //! come, unshared.
 
@@ -88,13 +87,11 @@ const MAX_RAW_JSON_LEN: usize = 4080;
 
 /// Bytes of one slot: an optional [`LeanString`] or map handle.
 const SLOT_BYTES: usize = 16;
-/// Bytes per slot of strings noting the last string that missed it.
-const SEEN_BYTES: usize = size_of::<u32>();
 /// The header of a shared buffer ([`LeanString`]'s or a map array's): its
 /// reference count and its capacity.
 const BUFFER_HEADER: usize = 16;
 /// Bytes the strings' table holds at most.
-const STRING_TABLE_BYTES: usize = STRING_SLOTS * (SLOT_BYTES + SEEN_BYTES + BUFFER_HEADER + MAX_LEN);
+const STRING_TABLE_BYTES: usize = STRING_SLOTS * (SLOT_BYTES + BUFFER_HEADER + MAX_LEN);
 /// Bytes one table of maps holds at most: each map's array, and its text in
 /// buffers of strings too long to be inline.
 const MAP_TABLE_BYTES: usize = MAP_SLOTS
@@ -105,20 +102,13 @@ const RAW_JSON_TABLE_BYTES: usize = RAW_JSON_SLOTS * (SLOT_BYTES + MAX_RAW_JSON_
 /// overhead (see the module docs).
 const MAX_BYTES_PER_THREAD: usize = STRING_TABLE_BYTES + MAX_MAP_TABLES * MAP_TABLE_BYTES + RAW_JSON_TABLE_BYTES;
 // The figures the module docs state.
-const _: () = assert!(MAX_BYTES_PER_THREAD == 1956 * 1024);
+const _: () = assert!(MAX_BYTES_PER_THREAD == 1952 * 1024);
 const _: () = assert!(size_of::<Option<LeanString>>() <= SLOT_BYTES);
 const _: () = assert!(size_of::<Option<RawJson>>() <= SLOT_BYTES);
 
-/// This thread's table of strings: the strings kept, and per slot the hash
-/// of the last string that missed it and was not kept (see [`shared`]).
-struct Strings {
-    slots: Vec<Option<LeanString>>,
-    seen: Vec<u32>,
-}
-
 thread_local! {
     /// [`STRING_SLOTS`] slots, made on first use.
-    static STRINGS: RefCell<Strings> = const { RefCell::new(Strings { slots: Vec::new(), seen: Vec::new() }) };
+    static STRINGS: RefCell<Vec<Option<LeanString>>> = const { RefCell::new(Vec::new()) };
     /// [`RAW_JSON_SLOTS`] JSON texts checked, made on first use.
     static RAW_JSON: RefCell<Vec<Option<RawJson>>> = const { RefCell::new(Vec::new()) };
     /// One table per map type: `Vec<Option<M>>` of [`MAP_SLOTS`] slots.
@@ -128,13 +118,6 @@ thread_local! {
 /// `text` as a [`LeanString`], sharing the buffer of an equal string this
 /// thread decoded recently when the text is too long to be held inline
 /// (and not over 256 bytes).
-///
-/// A string takes a slot held by another only when it is seen the second
-/// time running in that slot: most strings of an object that are too long
-/// to be inline are its own (its name, UID, container IDs), and, let in on
-/// first sight, each would evict a string that the next object shares
-/// (an image, a mount path), to be evicted in turn before it is seen again.
-/// An empty slot takes the first string that comes.
 #[inline]
 pub fn shared(text: &str) -> LeanString {
     match shared_checked(text.as_bytes(), |_| Ok::<_, Infallible>(text)) {
@@ -165,10 +148,9 @@ fn shared_in_table<'b, E>(
     bytes: &'b [u8],
     check: impl FnOnce(&'b [u8]) -> Result<&'b str, E>,
 ) -> Result<LeanString, E> {
-    let hash = fingerprint(bytes);
-    let slot = slot(hash, STRING_SLOTS);
+    let slot = slot(fingerprint(bytes), STRING_SLOTS);
     let hit = STRINGS
-        .try_with(|recent| match recent.try_borrow().ok()?.slots.get(slot)? {
+        .try_with(|recent| match recent.try_borrow().ok()?.get(slot)? {
             Some(kept) if kept.as_bytes() == bytes => Some(kept.clone()),
             _ => None,
         })
@@ -181,23 +163,12 @@ fn shared_in_table<'b, E>(
     Ok(STRINGS
         .try_with(|recent| {
             let mut recent = recent.try_borrow_mut().ok()?;
-            if recent.slots.is_empty() {
-                recent.slots.resize(STRING_SLOTS, None);
-                recent.seen.resize(STRING_SLOTS, 0);
+            if recent.is_empty() {
+                recent.resize(STRING_SLOTS, None);
             }
-            let Strings { slots, seen } = &mut *recent;
-            match &mut slots[slot] {
-                Some(_) if seen[slot] != hash as u32 => {
-                    // First sight of this string here: noted, not kept.
-                    seen[slot] = hash as u32;
-                    Some(LeanString::from(text))
-                }
-                kept => {
-                    let fresh = LeanString::from(text);
-                    *kept = Some(fresh.clone());
-                    Some(fresh)
-                }
-            }
+            let fresh = LeanString::from(text);
+            recent[slot] = Some(fresh.clone());
+            Some(fresh)
         })
         .ok()
         .flatten()

@@ -38,32 +38,6 @@ fn a_string_collision_replaces_the_slot_and_values_stay_right() {
 }
 
 #[test]
-fn a_string_takes_a_kept_strings_slot_only_when_seen_twice_running() {
-    on_a_fresh_thread(|| {
-        // Three strings of one slot: the first is kept, the others miss it.
-        let kept = "registry.example.com/team/web:1.2.3".to_owned();
-        let slot_of = |text: &str| slot(fingerprint(text.as_bytes()), STRING_SLOTS);
-        let mut rivals = (0..).map(|i| format!("kube-api-access-{i:08}")).filter(|t| slot_of(t) == slot_of(&kept));
-        let (once, twice) = (rivals.next().unwrap(), rivals.next().unwrap());
-        let first = shared(&kept);
-
-        // Rivals that each miss the slot once, one after the other, are
-        // copied and leave the kept string in place.
-        assert_eq!(shared(&once), once.as_str());
-        assert_eq!(shared(&twice), twice.as_str());
-        assert_eq!(shared(&once), once.as_str());
-        assert_eq!(shared(&kept).as_ptr(), first.as_ptr(), "no rival evicted it");
-
-        // A rival missing it twice running takes the slot, and is shared
-        // from then on.
-        let (a, b) = (shared(&once), shared(&once));
-        assert_eq!((a.as_str(), b.as_str()), (once.as_str(), once.as_str()));
-        assert_eq!(a.as_ptr(), b.as_ptr(), "the second sight running is kept");
-        assert_ne!(shared(&kept).as_ptr(), first.as_ptr(), "the kept string was evicted");
-    });
-}
-
-#[test]
 fn the_bytes_of_a_kept_string_are_not_checked_again() {
     thread_local! {
         static CHECKS: Cell<usize> = const { Cell::new(0) };
