@@ -17,6 +17,9 @@
 //! When to use what:
 //! - [`shared`]: a string decoded from text (the codec's string fields, map
 //!   keys); [`SharedText`] is the serde seed that reads one so.
+//! - [`shared_checked`]: the same from bytes not yet known to be UTF-8 (the
+//!   protobuf decoder's strings), checked only when no kept string has
+//!   those bytes.
 //! - [`shared_map`]: a small map of text (labels, annotations, quantities),
 //!   staged as the text the input holds, so that a map found in the table
 //!   costs no allocation at all; [`Map`](crate::Map)'s decoder uses it.

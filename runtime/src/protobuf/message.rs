@@ -79,8 +79,8 @@ pub fn merge_fields<T: DecodeProto>(
 /// Compiled once per message type (through [`merge_fields`]) and per
 /// closure: the loop is a few instructions around the call of `field`,
 /// which can then be inlined into it, and the wrapping of errors stays out
-/// of line. Through `dyn`, compiled once, each field cost an indirect call
-/// and a closure's in the decoding of every object.
+/// of line. Compiled once, through `dyn`, the loop cost every field of
+/// every object an indirect call.
 #[inline]
 pub(crate) fn for_each_field<'a>(
     message: &'static str,
