@@ -17,9 +17,18 @@
 //! When to use what:
 //! - [`shared`]: a string decoded from text (the codec's string fields, map
 //!   keys); [`SharedText`] is the serde seed that reads one so.
+//! - [`shared_checked`]: the same from bytes not yet known to be UTF-8 (the
+//!   protobuf decoder's strings), checked only when no kept string has
+//!   those bytes.
 //! - [`shared_map`]: a small map of text (labels, annotations, quantities),
 //!   staged as the text the input holds, so that a map found in the table
 //!   costs no allocation at all; [`Map`](crate::Map)'s decoder uses it.
+//! - [`checked_raw_json`]: JSON text held as its text (`FieldsV1`, the
+//!   managedFields of the protobuf decoder), checked to be JSON only when
+//!   this thread has not checked the same text recently: the pods of one
+//!   ReplicaSet carry the same managedFields, and comparing the text costs
+//!   a fraction of parsing it. (The copy is the caller's own; what is saved
+//!   is the parse.)
 //!
 //! # Bounds
 //!
@@ -34,19 +43,24 @@
 //!   [`MAX_ENTRY_BYTES`] (32) bytes and [`MAX_TEXT`] (512) bytes of keys and
 //!   values: 16 bytes a slot, an array of at most 16 + 16 × 32 bytes, and at
 //!   most 512 bytes of text in at most 30 buffers of a 16-byte header each,
-//!   1536 bytes a slot, 384 KiB a table, 1536 KiB for four.
+//!   1536 bytes a slot, 384 KiB a table, 1536 KiB for four;
+//! - JSON texts: [`RAW_JSON_SLOTS`] (32) of at most [`MAX_RAW_JSON_LEN`]
+//!   (4080) bytes: 16 bytes a slot and the text, 128 KiB.
 //!
-//! That is 1824 KiB in all ([`MAX_BYTES_PER_THREAD`]), besides the
+//! That is 1952 KiB in all ([`MAX_BYTES_PER_THREAD`]), besides the
 //! allocator's own overhead. Values outside these limits are built as they
 //! come, unshared.
 
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
+use std::convert::Infallible;
 use std::fmt;
+use std::hash::BuildHasher;
 
 use lean_string::LeanString;
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 
+use crate::codec::RawJson;
 use crate::read::Staged;
 
 /// Strings up to this length live inline in a [`LeanString`]: nothing to share.
@@ -69,6 +83,11 @@ const MAP_SLOTS: usize = 256;
 /// Value types whose maps are kept; the maps of any further type are not.
 const MAX_MAP_TABLES: usize = 4;
 
+/// JSON texts kept per thread; a power of two.
+const RAW_JSON_SLOTS: usize = 32;
+/// Longer JSON texts are checked each time.
+const MAX_RAW_JSON_LEN: usize = 4080;
+
 /// Bytes of one slot: an optional [`LeanString`] or map handle.
 const SLOT_BYTES: usize = 16;
 /// The header of a shared buffer ([`LeanString`]'s or a map array's): its
@@ -80,16 +99,21 @@ const STRING_TABLE_BYTES: usize = STRING_SLOTS * (SLOT_BYTES + BUFFER_HEADER + M
 /// buffers of strings too long to be inline.
 const MAP_TABLE_BYTES: usize = MAP_SLOTS
     * (SLOT_BYTES + BUFFER_HEADER + MAX_ENTRIES * MAX_ENTRY_BYTES + MAX_TEXT + MAX_TEXT / (INLINE + 1) * BUFFER_HEADER);
+/// Bytes the table of JSON texts holds at most.
+const RAW_JSON_TABLE_BYTES: usize = RAW_JSON_SLOTS * (SLOT_BYTES + MAX_RAW_JSON_LEN);
 /// Bytes the tables of one thread hold at most, besides the allocator's own
 /// overhead (see the module docs).
-const MAX_BYTES_PER_THREAD: usize = STRING_TABLE_BYTES + MAX_MAP_TABLES * MAP_TABLE_BYTES;
+const MAX_BYTES_PER_THREAD: usize = STRING_TABLE_BYTES + MAX_MAP_TABLES * MAP_TABLE_BYTES + RAW_JSON_TABLE_BYTES;
 // The figures the module docs state.
-const _: () = assert!(MAX_BYTES_PER_THREAD == 1824 * 1024);
+const _: () = assert!(MAX_BYTES_PER_THREAD == 1952 * 1024);
 const _: () = assert!(size_of::<Option<LeanString>>() <= SLOT_BYTES);
+const _: () = assert!(size_of::<Option<RawJson>>() <= SLOT_BYTES);
 
 thread_local! {
     /// [`STRING_SLOTS`] slots, made on first use.
     static STRINGS: RefCell<Vec<Option<LeanString>>> = const { RefCell::new(Vec::new()) };
+    /// [`RAW_JSON_SLOTS`] JSON texts checked, made on first use.
+    static RAW_JSON: RefCell<Vec<Option<RawJson>>> = const { RefCell::new(Vec::new()) };
     /// One table per map type: `Vec<Option<M>>` of [`MAP_SLOTS`] slots.
     static MAPS: RefCell<Vec<(TypeId, Box<dyn Any>)>> = const { RefCell::new(Vec::new()) };
 }
@@ -97,30 +121,92 @@ thread_local! {
 /// `text` as a [`LeanString`], sharing the buffer of an equal string this
 /// thread decoded recently when the text is too long to be held inline
 /// (and not over 256 bytes).
+#[inline]
 pub fn shared(text: &str) -> LeanString {
-    if text.len() <= INLINE || text.len() > MAX_LEN {
-        return LeanString::from(text);
+    match shared_checked(text.as_bytes(), |_| Ok::<_, Infallible>(text)) {
+        Ok(shared) => shared,
+        Err(never) => match never {},
     }
-    let slot = slot(fingerprint(text.as_bytes()), STRING_SLOTS);
-    STRINGS
+}
+
+/// [`shared`] of text given as bytes, which `check` turns into text (a
+/// UTF-8 check): it is called unless the bytes are those of a string the
+/// table holds, which were checked when it was kept. Comparing a kept
+/// string's bytes costs less than checking them again.
+#[inline]
+pub(crate) fn shared_checked<'b, E>(
+    bytes: &'b [u8],
+    check: impl FnOnce(&'b [u8]) -> Result<&'b str, E>,
+) -> Result<LeanString, E> {
+    // Inline, so that a short string, most of an object's, costs no call;
+    // the table's lookup stays out of line.
+    if bytes.len() <= INLINE || bytes.len() > MAX_LEN {
+        return check(bytes).map(LeanString::from);
+    }
+    shared_in_table(bytes, check)
+}
+
+/// [`shared_checked`] of a string the table may hold.
+fn shared_in_table<'b, E>(
+    bytes: &'b [u8],
+    check: impl FnOnce(&'b [u8]) -> Result<&'b str, E>,
+) -> Result<LeanString, E> {
+    let slot = slot(fingerprint(bytes), STRING_SLOTS);
+    let hit = STRINGS
+        .try_with(|recent| match recent.try_borrow().ok()?.get(slot)? {
+            Some(kept) if kept.as_bytes() == bytes => Some(kept.clone()),
+            _ => None,
+        })
+        .ok()
+        .flatten();
+    if let Some(hit) = hit {
+        return Ok(hit);
+    }
+    let text = check(bytes)?;
+    Ok(STRINGS
         .try_with(|recent| {
             let mut recent = recent.try_borrow_mut().ok()?;
             if recent.is_empty() {
                 recent.resize(STRING_SLOTS, None);
             }
-            match &recent[slot] {
-                Some(hit) if hit.as_str() == text => Some(hit.clone()),
-                _ => {
-                    let fresh = LeanString::from(text);
-                    recent[slot] = Some(fresh.clone());
-                    Some(fresh)
-                }
-            }
+            let fresh = LeanString::from(text);
+            recent[slot] = Some(fresh.clone());
+            Some(fresh)
         })
         .ok()
         .flatten()
         // The table is unavailable while the thread's locals are torn down.
-        .unwrap_or_else(|| LeanString::from(text))
+        .unwrap_or_else(|| LeanString::from(text)))
+}
+
+/// `text` as [`RawJson`]: a copy of an equal text this thread checked
+/// recently, or else checked to be one JSON value (the error
+/// [`RawJson::from_text`]'s) and then kept.
+pub fn checked_raw_json(text: &str) -> Result<RawJson, serde_json::Error> {
+    if text.len() > MAX_RAW_JSON_LEN {
+        return RawJson::from_text(text);
+    }
+    // The whole text is hashed: managedFields of different objects often
+    // share their length, their start and their end.
+    let slot = slot(foldhash::fast::FixedState::with_seed(0).hash_one(text), RAW_JSON_SLOTS);
+    let found = RAW_JSON.try_with(|recent| {
+        let recent = recent.try_borrow().ok()?;
+        recent.get(slot)?.as_ref().filter(|kept| kept.as_str() == text).cloned()
+    });
+    if let Ok(Some(found)) = found {
+        return Ok(found);
+    }
+    let fresh = RawJson::from_text(text)?;
+    // The table is unavailable while the thread's locals are torn down.
+    let _ = RAW_JSON.try_with(|recent| {
+        if let Ok(mut recent) = recent.try_borrow_mut() {
+            if recent.is_empty() {
+                recent.resize(RAW_JSON_SLOTS, None);
+            }
+            recent[slot] = Some(fresh.clone());
+        }
+    });
+    Ok(fresh)
 }
 
 /// Reads a JSON string as a [`LeanString`] through [`shared`].

@@ -38,6 +38,31 @@ fn a_string_collision_replaces_the_slot_and_values_stay_right() {
 }
 
 #[test]
+fn the_bytes_of_a_kept_string_are_not_checked_again() {
+    thread_local! {
+        static CHECKS: Cell<usize> = const { Cell::new(0) };
+    }
+    fn counted(bytes: &[u8]) -> Result<&str, std::str::Utf8Error> {
+        CHECKS.with(|checks| checks.set(checks.get() + 1));
+        std::str::from_utf8(bytes)
+    }
+    on_a_fresh_thread(|| {
+        let image = b"registry.example.com/team/web:1.2.3";
+        let a = shared_checked(image, counted).unwrap();
+        let b = shared_checked(image, counted).unwrap();
+        assert_eq!((a.as_str(), a.as_ptr()), ("registry.example.com/team/web:1.2.3", b.as_ptr()));
+        assert_eq!(CHECKS.with(Cell::get), 1, "the second read compares bytes instead");
+        // Bytes that are not UTF-8 are refused, short, kept-length or long.
+        let mut bad = image.to_vec();
+        bad[3] = 0xff;
+        let long = [&b"x".repeat(MAX_LEN)[..], b"\xff"].concat();
+        for bytes in [&b"\xff"[..], &bad, &long] {
+            assert!(shared_checked(bytes, counted).is_err());
+        }
+    });
+}
+
+#[test]
 fn a_shared_string_changed_by_its_owner_is_copied_first() {
     let key = "node.kubernetes.io/unreachable";
     let mut mine = shared(key);
@@ -183,6 +208,28 @@ fn a_map_collision_replaces_the_slot_and_values_stay_right() {
         let read: Vec<(&str, &str)> = found.0.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         assert_eq!(read, entries);
     }
+}
+
+#[test]
+fn raw_json_is_checked_unless_seen_and_reads_back() {
+    on_a_fresh_thread(|| {
+        let fields = r#"{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}"#;
+        let first = checked_raw_json(fields).unwrap();
+        let again = checked_raw_json(fields).unwrap();
+        assert_eq!((first.as_str(), again.as_str()), (fields, fields));
+        // Text that is not JSON is refused, kept texts or not, and more
+        // texts than slots all read back as themselves.
+        for text in [r#"{"f:metadata":"#, "", "{} {}", fields.strip_suffix('}').unwrap()] {
+            assert!(checked_raw_json(text).is_err(), "{text:?}");
+        }
+        let texts: Vec<String> = (0..RAW_JSON_SLOTS * 3).map(|i| format!(r#"{{"f:n{i}":{{}}}}"#)).collect();
+        for text in texts.iter().chain(&texts) {
+            assert_eq!(checked_raw_json(text).unwrap().as_str(), text.as_str());
+        }
+        let long = format!(r#"{{"f:x":"{}"}}"#, "y".repeat(MAX_RAW_JSON_LEN));
+        assert_eq!(checked_raw_json(&long).unwrap().as_str(), long);
+        assert!(checked_raw_json(&long[1..]).is_err());
+    });
 }
 
 proptest! {

@@ -57,12 +57,7 @@ pub fn option_unless_default<V: FieldValue + PartialEq>(
     reader: &mut Reader<'_>,
     options: DecodeOptions,
 ) -> Result<(), Error> {
-    let value = place.get_or_insert_with(V::default);
-    value.merge_value(wire_type, reader, options)?;
-    if *value == V::default() {
-        *place = None;
-    }
-    Ok(())
+    V::merge_unless_default(place, wire_type, reader, options)
 }
 
 /// A Go struct that JSON inlines into its parent but protobuf keeps as a

@@ -75,28 +75,35 @@ pub fn merge_fields<T: DecodeProto>(
 
 /// Calls `field` for each key of the message `reader` holds, errors
 /// wrapped with `message` and the field's number.
+///
+/// Compiled once per message type (through [`merge_fields`]) and per
+/// closure: the loop is a few instructions around the call of `field`,
+/// which can then be inlined into it, and the wrapping of errors stays out
+/// of line. Compiled once, through `dyn`, the loop cost every field of
+/// every object an indirect call.
+#[inline]
 pub(crate) fn for_each_field<'a>(
     message: &'static str,
     reader: &mut Reader<'a>,
     mut field: impl FnMut(u32, WireType, &mut Reader<'a>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    each_field(message, reader, &mut field)
-}
-
-/// The loop of [`for_each_field`], compiled once rather than once per
-/// message type: a generated crate has hundreds, and the call through
-/// `dyn` costs less than their copies of the loop cost to compile.
-fn each_field<'a>(
-    message: &'static str,
-    reader: &mut Reader<'a>,
-    field: &mut dyn FnMut(u32, WireType, &mut Reader<'a>) -> Result<(), Error>,
-) -> Result<(), Error> {
     loop {
         let offset = reader.offset();
-        let key = reader.read_key().map_err(|error| Error::Key { message, offset, error: Box::new(error) })?;
-        let Some((number, wire_type)) = key else { return Ok(()) };
-        field(number, wire_type, reader).map_err(|error| error.in_field(message, number, wire_type))?;
+        let (number, wire_type) = match reader.read_key() {
+            Ok(Some(key)) => key,
+            Ok(None) => return Ok(()),
+            Err(error) => return Err(key_error(message, offset, error)),
+        };
+        if let Err(error) = field(number, wire_type, reader) {
+            return Err(error.in_field(message, number, wire_type));
+        }
     }
+}
+
+/// The error of a broken key of `message` at `offset`.
+#[cold]
+fn key_error(message: &'static str, offset: usize, error: Error) -> Error {
+    Error::Key { message, offset, error: Box::new(error) }
 }
 
 /// A message type encoded field by field.
@@ -155,6 +162,28 @@ pub trait FieldValue: Default {
     /// Writes the value, after its key: a scalar as it is, a
     /// length-delimited value with its length.
     fn encode_value(&self, writer: &mut Writer);
+
+    /// Reads one value into `place` as [`merge_value`](Self::merge_value)
+    /// does, then leaves `place` `None` when the value is the default
+    /// ([`decode::option_unless_default`](super::decode::option_unless_default)).
+    /// A type may read it another way with the same outcome.
+    #[inline]
+    fn merge_unless_default(
+        place: &mut Option<Self>,
+        wire_type: WireType,
+        reader: &mut Reader<'_>,
+        options: DecodeOptions,
+    ) -> Result<(), Error>
+    where
+        Self: PartialEq,
+    {
+        let value = place.get_or_insert_with(Self::default);
+        value.merge_value(wire_type, reader, options)?;
+        if *value == Self::default() {
+            *place = None;
+        }
+        Ok(())
+    }
 }
 
 impl<T: DecodeProto + EncodeProto> FieldValue for T {
@@ -250,13 +279,29 @@ impl FieldValue for LeanString {
     #[inline]
     fn merge_value(&mut self, wire_type: WireType, reader: &mut Reader<'_>, _: DecodeOptions) -> Result<(), Error> {
         wire_type.expect(WireType::Len)?;
-        *self = crate::intern::shared(reader.read_str()?);
+        // Checked to be UTF-8 unless it is a string the table holds.
+        *self = crate::intern::shared_checked(reader.read_len()?, str_from_utf8)?;
         Ok(())
     }
 
     #[inline]
     fn encode_value(&self, writer: &mut Writer) {
         writer.bytes(self.as_bytes());
+    }
+
+    /// A string replaces what the field holds, so its bytes are looked at
+    /// before a string is made of them: no default to make and compare.
+    #[inline]
+    fn merge_unless_default(
+        place: &mut Option<Self>,
+        wire_type: WireType,
+        reader: &mut Reader<'_>,
+        _: DecodeOptions,
+    ) -> Result<(), Error> {
+        wire_type.expect(WireType::Len)?;
+        let bytes = reader.read_len()?;
+        *place = if bytes.is_empty() { None } else { Some(crate::intern::shared_checked(bytes, str_from_utf8)?) };
+        Ok(())
     }
 }
 

@@ -191,7 +191,9 @@ pub fn decode_raw_json(reader: &mut Reader<'_>) -> Result<RawJson, Error> {
         return Ok(RawJson::default());
     }
     let text = str_from_utf8(raw)?;
-    RawJson::from_text(text).map_err(|e| raw_not_json("FieldsV1", &e, raw))
+    // Checked once per distinct text per thread: the objects of one
+    // workload carry the same managedFields.
+    crate::intern::checked_raw_json(text).map_err(|e| raw_not_json("FieldsV1", &e, raw))
 }
 
 /// Writes a `FieldsV1` message: its JSON text as the raw bytes.

@@ -115,7 +115,13 @@ impl<'a> Reader<'a> {
     pub fn count_run(&self, wire_type: WireType) -> usize {
         let mut ahead = self.clone();
         let mut count = 0;
-        while ahead.skip(wire_type).is_ok() {
+        // Runs of messages and strings, nearly all, skip through the
+        // inlined length read rather than `skip`'s call.
+        let skip = |ahead: &mut Reader<'a>| match wire_type {
+            WireType::Len => ahead.read_len().is_ok(),
+            _ => ahead.skip(wire_type).is_ok(),
+        };
+        while skip(&mut ahead) {
             count += 1;
             match ahead.read_key() {
                 Ok(Some((number, next))) if number == self.number && next == wire_type => {}
@@ -141,6 +147,21 @@ impl<'a> Reader<'a> {
     /// A varint.
     #[inline]
     pub fn read_varint(&mut self) -> Result<u64, Error> {
+        // A byte without the continuation bit is the whole varint: nearly
+        // every key and length of an object. Taken here, inline, rather
+        // than through prost's function, which the compiler keeps out of
+        // line.
+        if let Some((&byte, rest)) = self.rest.split_first()
+            && byte < 0x80
+        {
+            self.rest = rest;
+            return Ok(u64::from(byte));
+        }
+        self.read_varint_long()
+    }
+
+    /// A varint of more than one byte, or a malformed one.
+    fn read_varint_long(&mut self) -> Result<u64, Error> {
         let before = self.rest;
         decode_varint(&mut self.rest).map_err(|_| {
             self.rest = before;

@@ -80,6 +80,33 @@ fn a_present_zero_value_is_some_and_none_is_left_out_or_written_as_zero() {
 }
 
 #[test]
+fn a_zero_value_read_unless_default_is_none_and_the_last_value_wins() {
+    let read = |bytes: &str, name: &mut Option<LeanString>| {
+        read_all(&hex(bytes), name, |p, wt, r| decode::option_unless_default(p, wt, r, OPTIONS))
+    };
+    let long = "an image name longer than sixteen bytes";
+    let mut name = None;
+    read("0a03 616263", &mut name).unwrap();
+    assert_eq!(name.as_deref(), Some("abc"));
+    // A later empty value replaces the earlier one, and is none.
+    read("0a03 616263 0a00", &mut name).unwrap();
+    assert_eq!(name, None);
+    let mut bytes = vec![0x0a, long.len() as u8];
+    bytes.extend_from_slice(long.as_bytes());
+    read_all(&bytes, &mut name, |p, wt, r| decode::option_unless_default(p, wt, r, OPTIONS)).unwrap();
+    assert_eq!(name.as_deref(), Some(long));
+    // Not UTF-8, or not length-delimited: an error.
+    assert!(matches!(read("0a01 ff", &mut None).unwrap_err(), Error::InvalidUtf8 { .. }));
+    assert!(matches!(read("0800", &mut None).unwrap_err(), Error::WrongWireType { .. }));
+
+    let mut count: Option<i32> = None;
+    read_all(&hex("0805"), &mut count, |p, wt, r| decode::option_unless_default(p, wt, r, OPTIONS)).unwrap();
+    assert_eq!(count, Some(5));
+    read_all(&hex("0800"), &mut count, |p, wt, r| decode::option_unless_default(p, wt, r, OPTIONS)).unwrap();
+    assert_eq!(count, None);
+}
+
+#[test]
 fn repeated_fields_are_unpacked_and_read_packed_too() {
     let items: ThinVec<i64> = thin_vec::thin_vec![1, 300];
     assert_eq!(written(|w| encode::repeated(w, 2, &items)), hex("1001 10ac02"));
