@@ -52,7 +52,8 @@ func main() {
 	case "workqueue":
 		workers := fs.Int("workers", 4, "worker goroutines")
 		items := fs.Int("items", 100000, "distinct keys to process")
-		run = func() (any, error) { return workQueue(*workers, *items) }
+		rounds := fs.Int("rounds", 5, "timed rounds, each with a new queue, after one warm-up")
+		run = func() (any, error) { return workQueue(*workers, *items, *rounds) }
 	default:
 		fail(fmt.Errorf("unknown subcommand %q (want decode, encode-protobuf, sync, churn or workqueue)", cmd))
 	}
@@ -155,14 +156,38 @@ type workQueueResult struct {
 	Workload string  `json:"workload"`
 	Items    int     `json:"items"`
 	Workers  int     `json:"workers"`
+	Rounds   int     `json:"rounds"`
 	Seconds  float64 `json:"seconds"`
 	OpsPerS  float64 `json:"ops_per_s"`
 }
 
-func workQueue(workers, items int) (*workQueueResult, error) {
-	if workers < 1 || items < 1 {
-		return nil, fmt.Errorf("--workers and --items must be at least 1")
+// workQueue reports the median of rounds timed workQueueRound runs after one
+// warm-up (one round of a few dozen milliseconds is mostly noise and
+// first-touched memory).
+func workQueue(workers, items, rounds int) (*workQueueResult, error) {
+	if workers < 1 || items < 1 || rounds < 1 {
+		return nil, fmt.Errorf("--workers, --items and --rounds must be at least 1")
 	}
+	workQueueRound(workers, items)
+	times := make([]float64, rounds)
+	for i := range times {
+		times[i] = workQueueRound(workers, items)
+	}
+	sort.Float64s(times)
+	seconds := times[rounds/2]
+	return &workQueueResult{
+		Workload: "workqueue",
+		Items:    items,
+		Workers:  workers,
+		Rounds:   rounds,
+		Seconds:  seconds,
+		OpsPerS:  float64(items) / seconds,
+	}, nil
+}
+
+// workQueueRound has one goroutine add items distinct keys while workers
+// goroutines get, forget and done them; the seconds until the last is done.
+func workQueueRound(workers, items int) float64 {
 	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
 	var processed atomic.Int64
 	var wg sync.WaitGroup
@@ -193,15 +218,7 @@ func workQueue(workers, items int) (*workQueueResult, error) {
 		}()
 	}
 	wg.Wait()
-	seconds := time.Since(start).Seconds()
-
-	return &workQueueResult{
-		Workload: "workqueue",
-		Items:    items,
-		Workers:  workers,
-		Seconds:  seconds,
-		OpsPerS:  float64(items) / seconds,
-	}, nil
+	return time.Since(start).Seconds()
 }
 
 // median of sorted values; the mean of the two middle ones for an even count.
