@@ -191,7 +191,6 @@ impl Error {
     }
 
     /// `self` as the failure of field `number` of `message`.
-    #[cold]
     pub(crate) fn in_field(self, message: &'static str, number: u32, wire_type: WireType) -> Error {
         Error::Field { message, number, wire_type, error: Box::new(self) }
     }

@@ -75,35 +75,28 @@ pub fn merge_fields<T: DecodeProto>(
 
 /// Calls `field` for each key of the message `reader` holds, errors
 /// wrapped with `message` and the field's number.
-///
-/// Compiled once per message type (through [`merge_fields`]) and per
-/// closure: the loop is a few instructions around the call of `field`,
-/// which can then be inlined into it, and the wrapping of errors stays out
-/// of line. Compiled once, through `dyn`, the loop cost every field of
-/// every object an indirect call.
-#[inline]
 pub(crate) fn for_each_field<'a>(
     message: &'static str,
     reader: &mut Reader<'a>,
     mut field: impl FnMut(u32, WireType, &mut Reader<'a>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    loop {
-        let offset = reader.offset();
-        let (number, wire_type) = match reader.read_key() {
-            Ok(Some(key)) => key,
-            Ok(None) => return Ok(()),
-            Err(error) => return Err(key_error(message, offset, error)),
-        };
-        if let Err(error) = field(number, wire_type, reader) {
-            return Err(error.in_field(message, number, wire_type));
-        }
-    }
+    each_field(message, reader, &mut field)
 }
 
-/// The error of a broken key of `message` at `offset`.
-#[cold]
-fn key_error(message: &'static str, offset: usize, error: Error) -> Error {
-    Error::Key { message, offset, error: Box::new(error) }
+/// The loop of [`for_each_field`], compiled once rather than once per
+/// message type: a generated crate has hundreds, and the call through
+/// `dyn` costs less than their copies of the loop cost to compile.
+fn each_field<'a>(
+    message: &'static str,
+    reader: &mut Reader<'a>,
+    field: &mut dyn FnMut(u32, WireType, &mut Reader<'a>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    loop {
+        let offset = reader.offset();
+        let key = reader.read_key().map_err(|error| Error::Key { message, offset, error: Box::new(error) })?;
+        let Some((number, wire_type)) = key else { return Ok(()) };
+        field(number, wire_type, reader).map_err(|error| error.in_field(message, number, wire_type))?;
+    }
 }
 
 /// A message type encoded field by field.
