@@ -56,14 +56,17 @@
 //!
 //! Measured with the `workqueue` workload of `k8s-client-peer` against
 //! client-go's program (200,000 distinct keys added by one task, got,
-//! forgotten and done by the workers; the two programs taking turns on an
-//! otherwise idle 2-core machine, medians of 7 and 5 runs): 1.95x and 2.1x
-//! client-go's throughput with 1 worker (e.g. 4.5 M against 2.3 M items/s)
-//! and 2.3x and 2.4x with 4 (4.8 M against 2.1 M), where the previous
-//! layout did 0.7x and 0.9x; `make bench-peers` runs vary more (1.3x to
-//! 1.6x with 1 worker). With one worker the tokio scheduler runs the
-//! producer and the worker on one thread, so the whole burst is queued
-//! before it is drained; client-go spreads the same work over both cores.
+//! forgotten and done by the workers; each program runs them once to warm
+//! up, then five times, and reports the median) in two runs of `make
+//! bench-peers` on 2 cores: 2.16x and 2.14x client-go's throughput with 1
+//! worker (e.g. 5.7 M against 2.7 M items/s), 1.52x and 1.85x with 4
+//! (3.6 M against 2.4 M), where the previous layout did 0.7x and 0.9x.
+//! With four workers on two cores the lock is contended (parking_lot's
+//! slow path and the kernel's scheduler are a third of the profile); the
+//! standard library's mutex measured slower. With one worker the tokio
+//! scheduler runs the producer and the woken worker on one thread, so the
+//! whole burst is queued before it is drained; client-go spreads the same
+//! work over both cores.
 
 mod delaying;
 mod idle;
