@@ -257,6 +257,7 @@ fn codec_impls(name: &proc_macro2::Ident, message_name: &str, parts: CodecParts)
     };
     let merge_from = merge_from.map(|body| {
         quote! {
+            #[inline]
             fn merge_from(
                 &mut self,
                 reader: &mut #proto::Reader<'_>,
@@ -271,6 +272,7 @@ fn codec_impls(name: &proc_macro2::Ident, message_name: &str, parts: CodecParts)
         #[cfg(feature = #FEATURE)]
         impl #proto::DecodeProto for #name {
             const NAME: &'static str = #message_name;
+            #[inline]
             fn merge_field(
                 &mut self,
                 #number: u32,
@@ -284,6 +286,7 @@ fn codec_impls(name: &proc_macro2::Ident, message_name: &str, parts: CodecParts)
         }
         #[cfg(feature = #FEATURE)]
         impl #proto::EncodeProto for #name {
+            #[inline]
             fn encode_fields(&self, #writer: &mut #proto::Writer) {
                 #encode
             }

@@ -60,6 +60,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ExpressionWarning {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ExpressionWarning {
     const NAME: &'static str = "ExpressionWarning";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -90,6 +91,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ExpressionWarning {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ExpressionWarning {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.field_ref);
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.warning);

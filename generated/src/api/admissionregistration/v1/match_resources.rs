@@ -167,6 +167,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MatchResources {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MatchResources {
     const NAME: &'static str = "MatchResources";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -221,6 +222,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MatchResources {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MatchResources {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

@@ -273,6 +273,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MutatingWebhook {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingWebhook {
     const NAME: &'static str = "MutatingWebhook";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -383,6 +384,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingWebhook {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MutatingWebhook {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.client_config);

@@ -76,6 +76,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MutatingWebhookConfig
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingWebhookConfiguration {
     const NAME: &'static str = "MutatingWebhookConfiguration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -106,6 +107,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingWebhookConfiguratio
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MutatingWebhookConfiguration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         if let ::std::option::Option::Some(items) = &self.webhooks {

@@ -122,6 +122,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RuleWithOperations {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for RuleWithOperations {
     const NAME: &'static str = "RuleWithOperations";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -188,6 +189,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for RuleWithOperations {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for RuleWithOperations {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.operations {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -60,6 +60,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TypeChecking {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for TypeChecking {
     const NAME: &'static str = "TypeChecking";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -82,6 +83,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for TypeChecking {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for TypeChecking {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.expression_warnings {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -80,6 +80,7 @@ for ValidatingAdmissionPolicyBinding {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingAdmissionPolicyBinding {
     const NAME: &'static str = "ValidatingAdmissionPolicyBinding";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -110,6 +111,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingAdmissionPolicyBi
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingAdmissionPolicyBinding {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.spec);

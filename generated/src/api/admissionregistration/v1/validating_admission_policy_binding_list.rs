@@ -75,6 +75,7 @@ for ValidatingAdmissionPolicyBindingList {
 impl ::k8s_client_runtime::protobuf::DecodeProto
 for ValidatingAdmissionPolicyBindingList {
     const NAME: &'static str = "ValidatingAdmissionPolicyBindingList";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -106,6 +107,7 @@ for ValidatingAdmissionPolicyBindingList {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto
 for ValidatingAdmissionPolicyBindingList {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.items);

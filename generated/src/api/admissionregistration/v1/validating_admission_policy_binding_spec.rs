@@ -126,6 +126,7 @@ for ValidatingAdmissionPolicyBindingSpec {
 impl ::k8s_client_runtime::protobuf::DecodeProto
 for ValidatingAdmissionPolicyBindingSpec {
     const NAME: &'static str = "ValidatingAdmissionPolicyBindingSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -173,6 +174,7 @@ for ValidatingAdmissionPolicyBindingSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto
 for ValidatingAdmissionPolicyBindingSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

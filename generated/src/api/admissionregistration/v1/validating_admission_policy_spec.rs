@@ -186,6 +186,7 @@ for ValidatingAdmissionPolicySpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingAdmissionPolicySpec {
     const NAME: &'static str = "ValidatingAdmissionPolicySpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -256,6 +257,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingAdmissionPolicySp
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingAdmissionPolicySpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.param_kind);
         ::k8s_client_runtime::protobuf::encode::option_box(

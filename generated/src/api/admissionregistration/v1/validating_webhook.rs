@@ -249,6 +249,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ValidatingWebhook {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingWebhook {
     const NAME: &'static str = "ValidatingWebhook";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -351,6 +352,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingWebhook {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingWebhook {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.client_config);

@@ -78,6 +78,7 @@ for ValidatingWebhookConfiguration {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingWebhookConfiguration {
     const NAME: &'static str = "ValidatingWebhookConfiguration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -108,6 +109,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ValidatingWebhookConfigurat
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingWebhookConfiguration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         if let ::std::option::Option::Some(items) = &self.webhooks {

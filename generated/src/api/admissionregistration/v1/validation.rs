@@ -113,6 +113,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Validation {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Validation {
     const NAME: &'static str = "Validation";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -159,6 +160,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Validation {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Validation {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.expression);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -80,6 +80,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ApplyConfiguration {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ApplyConfiguration {
     const NAME: &'static str = "ApplyConfiguration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -102,6 +103,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ApplyConfiguration {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ApplyConfiguration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

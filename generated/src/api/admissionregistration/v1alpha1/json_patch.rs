@@ -106,6 +106,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for JSONPatch {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for JSONPatch {
     const NAME: &'static str = "JSONPatch";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -128,6 +129,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for JSONPatch {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for JSONPatch {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

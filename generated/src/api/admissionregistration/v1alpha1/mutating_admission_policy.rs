@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MutatingAdmissionPoli
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingAdmissionPolicy {
     const NAME: &'static str = "MutatingAdmissionPolicy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingAdmissionPolicy {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MutatingAdmissionPolicy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.spec);

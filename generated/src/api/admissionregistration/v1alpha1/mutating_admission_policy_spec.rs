@@ -189,6 +189,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MutatingAdmissionPoli
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingAdmissionPolicySpec {
     const NAME: &'static str = "MutatingAdmissionPolicySpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -259,6 +260,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingAdmissionPolicySpec
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MutatingAdmissionPolicySpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.param_kind);
         ::k8s_client_runtime::protobuf::encode::option_box(

@@ -113,6 +113,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ParamRef {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ParamRef {
     const NAME: &'static str = "ParamRef";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -159,6 +160,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ParamRef {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ParamRef {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -91,6 +91,7 @@ for MutatingAdmissionPolicyBindingSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingAdmissionPolicyBindingSpec {
     const NAME: &'static str = "MutatingAdmissionPolicyBindingSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -129,6 +130,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MutatingAdmissionPolicyBind
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MutatingAdmissionPolicyBindingSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

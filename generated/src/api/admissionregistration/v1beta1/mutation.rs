@@ -89,6 +89,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Mutation {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Mutation {
     const NAME: &'static str = "Mutation";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -127,6 +128,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Mutation {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Mutation {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.patch_type);
         ::k8s_client_runtime::protobuf::encode::option_box(

@@ -138,6 +138,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NamedRuleWithOperatio
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NamedRuleWithOperations {
     const NAME: &'static str = "NamedRuleWithOperations";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -224,6 +225,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NamedRuleWithOperations {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NamedRuleWithOperations {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.resource_names {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

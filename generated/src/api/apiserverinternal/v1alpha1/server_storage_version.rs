@@ -101,6 +101,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServerStorageVersion 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ServerStorageVersion {
     const NAME: &'static str = "ServerStorageVersion";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -147,6 +148,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ServerStorageVersion {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ServerStorageVersion {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -79,6 +79,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersion {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersion {
     const NAME: &'static str = "StorageVersion";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -117,6 +118,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersion {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersion {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);

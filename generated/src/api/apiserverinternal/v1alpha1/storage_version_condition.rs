@@ -93,6 +93,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionConditi
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionCondition {
     const NAME: &'static str = "StorageVersionCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -155,6 +156,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionCondition {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);

@@ -33,6 +33,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionSpec {
     const NAME: &'static str = "StorageVersionSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         _number: u32,
@@ -45,6 +46,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionSpec {
+    #[inline]
     fn encode_fields(&self, _writer: &mut ::k8s_client_runtime::protobuf::Writer) {}
 }
 /// The apply configuration of [`StorageVersionSpec`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.

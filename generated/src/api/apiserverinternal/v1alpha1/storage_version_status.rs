@@ -93,6 +93,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionStatus 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionStatus {
     const NAME: &'static str = "StorageVersionStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -131,6 +132,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.storage_versions {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

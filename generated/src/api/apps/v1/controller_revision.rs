@@ -70,6 +70,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ControllerRevision {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ControllerRevision {
     const NAME: &'static str = "ControllerRevision";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -108,6 +109,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ControllerRevision {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ControllerRevision {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.data);

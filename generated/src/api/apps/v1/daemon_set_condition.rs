@@ -90,6 +90,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetCondition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetCondition {
     const NAME: &'static str = "DaemonSetCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -144,6 +145,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetCondition {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonSetCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);

@@ -70,6 +70,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetList {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetList {
     const NAME: &'static str = "DaemonSetList";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -100,6 +101,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetList {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonSetList {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.items);

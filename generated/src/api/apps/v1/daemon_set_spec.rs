@@ -98,6 +98,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetSpec {
     const NAME: &'static str = "DaemonSetSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -152,6 +153,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonSetSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.selector);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.template);

@@ -118,6 +118,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetStatus {
     const NAME: &'static str = "DaemonSetStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -212,6 +213,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonSetStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(
             writer,

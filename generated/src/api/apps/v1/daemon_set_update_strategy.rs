@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonSetUpdateStrate
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetUpdateStrategy {
     const NAME: &'static str = "DaemonSetUpdateStrategy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonSetUpdateStrategy {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonSetUpdateStrategy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -120,6 +120,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeploymentSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeploymentSpec {
     const NAME: &'static str = "DeploymentSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -198,6 +199,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeploymentSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeploymentSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.replicas);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.selector);

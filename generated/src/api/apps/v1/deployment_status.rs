@@ -124,6 +124,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeploymentStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeploymentStatus {
     const NAME: &'static str = "DeploymentStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -210,6 +211,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeploymentStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeploymentStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

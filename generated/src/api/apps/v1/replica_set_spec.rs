@@ -83,6 +83,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ReplicaSetSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ReplicaSetSpec {
     const NAME: &'static str = "ReplicaSetSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -129,6 +130,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ReplicaSetSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ReplicaSetSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.replicas);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.selector);

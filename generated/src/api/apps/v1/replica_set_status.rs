@@ -105,6 +105,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ReplicaSetStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ReplicaSetStatus {
     const NAME: &'static str = "ReplicaSetStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -175,6 +176,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ReplicaSetStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ReplicaSetStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.replicas);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -57,6 +57,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RollingUpdateDeployme
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for RollingUpdateDeployment {
     const NAME: &'static str = "RollingUpdateDeployment";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -87,6 +88,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for RollingUpdateDeployment {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for RollingUpdateDeployment {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.max_unavailable);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.max_surge);

@@ -59,6 +59,7 @@ for RollingUpdateStatefulSetStrategy {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for RollingUpdateStatefulSetStrategy {
     const NAME: &'static str = "RollingUpdateStatefulSetStrategy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -89,6 +90,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for RollingUpdateStatefulSetStr
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for RollingUpdateStatefulSetStrategy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.partition);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.max_unavailable);

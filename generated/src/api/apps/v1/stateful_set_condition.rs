@@ -90,6 +90,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetCondition 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StatefulSetCondition {
     const NAME: &'static str = "StatefulSetCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -144,6 +145,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StatefulSetCondition {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StatefulSetCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);

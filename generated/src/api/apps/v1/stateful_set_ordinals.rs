@@ -52,6 +52,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetOrdinals {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StatefulSetOrdinals {
     const NAME: &'static str = "StatefulSetOrdinals";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -74,6 +75,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StatefulSetOrdinals {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StatefulSetOrdinals {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

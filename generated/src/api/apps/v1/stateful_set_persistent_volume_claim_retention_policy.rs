@@ -72,6 +72,7 @@ for StatefulSetPersistentVolumeClaimRetentionPolicy {
 impl ::k8s_client_runtime::protobuf::DecodeProto
 for StatefulSetPersistentVolumeClaimRetentionPolicy {
     const NAME: &'static str = "StatefulSetPersistentVolumeClaimRetentionPolicy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -103,6 +104,7 @@ for StatefulSetPersistentVolumeClaimRetentionPolicy {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto
 for StatefulSetPersistentVolumeClaimRetentionPolicy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

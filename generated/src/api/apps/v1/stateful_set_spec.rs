@@ -194,6 +194,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StatefulSetSpec {
     const NAME: &'static str = "StatefulSetSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -296,6 +297,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StatefulSetSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StatefulSetSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.replicas);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.selector);

@@ -139,6 +139,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatefulSetStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StatefulSetStatus {
     const NAME: &'static str = "StatefulSetStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -233,6 +234,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StatefulSetStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StatefulSetStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -90,6 +90,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for BoundObjectReference 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for BoundObjectReference {
     const NAME: &'static str = "BoundObjectReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -136,6 +137,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for BoundObjectReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for BoundObjectReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.kind);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -56,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SelfSubjectReviewStat
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SelfSubjectReviewStatus {
     const NAME: &'static str = "SelfSubjectReviewStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -78,6 +79,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SelfSubjectReviewStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SelfSubjectReviewStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(
             writer,

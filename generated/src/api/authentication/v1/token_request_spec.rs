@@ -75,6 +75,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenRequestSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for TokenRequestSpec {
     const NAME: &'static str = "TokenRequestSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -113,6 +114,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for TokenRequestSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for TokenRequestSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.audiences);
         ::k8s_client_runtime::protobuf::encode::option_box(

@@ -56,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenRequestStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for TokenRequestStatus {
     const NAME: &'static str = "TokenRequestStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -86,6 +87,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for TokenRequestStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for TokenRequestStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.token);
         ::k8s_client_runtime::protobuf::encode::value(

@@ -89,6 +89,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TokenReviewStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for TokenReviewStatus {
     const NAME: &'static str = "TokenReviewStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -135,6 +136,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for TokenReviewStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for TokenReviewStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LabelSelectorAttribut
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LabelSelectorAttributes {
     const NAME: &'static str = "LabelSelectorAttributes";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LabelSelectorAttributes {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LabelSelectorAttributes {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

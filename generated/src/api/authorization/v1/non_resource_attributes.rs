@@ -64,6 +64,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NonResourceAttributes
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NonResourceAttributes {
     const NAME: &'static str = "NonResourceAttributes";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -94,6 +95,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NonResourceAttributes {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NonResourceAttributes {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.path);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.verb);

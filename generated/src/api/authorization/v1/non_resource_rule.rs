@@ -66,6 +66,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NonResourceRule {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NonResourceRule {
     const NAME: &'static str = "NonResourceRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -96,6 +97,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NonResourceRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NonResourceRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.verbs);
         if let ::std::option::Option::Some(items) = &self.non_resource_urls {

@@ -159,6 +159,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceAttributes {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceAttributes {
     const NAME: &'static str = "ResourceAttributes";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -245,6 +246,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceAttributes {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceAttributes {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -95,6 +95,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceRule {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceRule {
     const NAME: &'static str = "ResourceRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -141,6 +142,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.verbs);
         if let ::std::option::Option::Some(items) = &self.api_groups {

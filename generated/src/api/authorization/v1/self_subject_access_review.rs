@@ -81,6 +81,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SelfSubjectAccessRevi
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SelfSubjectAccessReview {
     const NAME: &'static str = "SelfSubjectAccessReview";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -119,6 +120,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SelfSubjectAccessReview {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SelfSubjectAccessReview {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);

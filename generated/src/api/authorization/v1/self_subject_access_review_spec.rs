@@ -75,6 +75,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SelfSubjectAccessRevi
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SelfSubjectAccessReviewSpec {
     const NAME: &'static str = "SelfSubjectAccessReviewSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -105,6 +106,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SelfSubjectAccessReviewSpec
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SelfSubjectAccessReviewSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

@@ -53,6 +53,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SelfSubjectRulesRevie
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SelfSubjectRulesReviewSpec {
     const NAME: &'static str = "SelfSubjectRulesReviewSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -75,6 +76,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SelfSubjectRulesReviewSpec 
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SelfSubjectRulesReviewSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

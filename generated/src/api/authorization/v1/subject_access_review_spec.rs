@@ -121,6 +121,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectAccessReviewSp
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SubjectAccessReviewSpec {
     const NAME: &'static str = "SubjectAccessReviewSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -183,6 +184,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SubjectAccessReviewSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SubjectAccessReviewSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

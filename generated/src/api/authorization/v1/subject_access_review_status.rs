@@ -80,6 +80,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectAccessReviewSt
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SubjectAccessReviewStatus {
     const NAME: &'static str = "SubjectAccessReviewStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -126,6 +127,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SubjectAccessReviewStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SubjectAccessReviewStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.allowed);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

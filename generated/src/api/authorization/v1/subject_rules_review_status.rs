@@ -88,6 +88,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SubjectRulesReviewSta
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SubjectRulesReviewStatus {
     const NAME: &'static str = "SubjectRulesReviewStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -134,6 +135,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SubjectRulesReviewStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SubjectRulesReviewStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(
             writer,

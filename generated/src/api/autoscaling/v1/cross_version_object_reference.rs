@@ -73,6 +73,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CrossVersionObjectRef
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CrossVersionObjectReference {
     const NAME: &'static str = "CrossVersionObjectReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -111,6 +112,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CrossVersionObjectReference
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CrossVersionObjectReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.kind);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.name);

@@ -76,6 +76,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HorizontalPodAutoscal
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerSpec {
     const NAME: &'static str = "HorizontalPodAutoscalerSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -122,6 +123,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerSpec
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.scale_target_ref);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.min_replicas);

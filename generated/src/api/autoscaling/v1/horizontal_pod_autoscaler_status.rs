@@ -79,6 +79,7 @@ for HorizontalPodAutoscalerStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerStatus {
     const NAME: &'static str = "HorizontalPodAutoscalerStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -133,6 +134,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerStat
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(
             writer,

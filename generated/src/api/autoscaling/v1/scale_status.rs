@@ -58,6 +58,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ScaleStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ScaleStatus {
     const NAME: &'static str = "ScaleStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -88,6 +89,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ScaleStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ScaleStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.replicas);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

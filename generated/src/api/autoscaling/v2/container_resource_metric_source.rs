@@ -74,6 +74,7 @@ for ContainerResourceMetricSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerResourceMetricSource {
     const NAME: &'static str = "ContainerResourceMetricSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -112,6 +113,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerResourceMetricSour
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerResourceMetricSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.target);

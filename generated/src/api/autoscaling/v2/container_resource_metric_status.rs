@@ -74,6 +74,7 @@ for ContainerResourceMetricStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerResourceMetricStatus {
     const NAME: &'static str = "ContainerResourceMetricStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -112,6 +113,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerResourceMetricStat
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerResourceMetricStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.current);

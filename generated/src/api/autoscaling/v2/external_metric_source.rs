@@ -66,6 +66,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ExternalMetricSource 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ExternalMetricSource {
     const NAME: &'static str = "ExternalMetricSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -96,6 +97,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ExternalMetricSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ExternalMetricSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metric);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.target);

@@ -80,6 +80,7 @@ for HorizontalPodAutoscalerBehavior {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerBehavior {
     const NAME: &'static str = "HorizontalPodAutoscalerBehavior";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -110,6 +111,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerBeha
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerBehavior {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.scale_up);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.scale_down);

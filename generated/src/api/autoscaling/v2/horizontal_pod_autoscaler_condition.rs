@@ -92,6 +92,7 @@ for HorizontalPodAutoscalerCondition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerCondition {
     const NAME: &'static str = "HorizontalPodAutoscalerCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -146,6 +147,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HorizontalPodAutoscalerCond
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HorizontalPodAutoscalerCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);

@@ -61,6 +61,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HPAScalingPolicy {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HPAScalingPolicy {
     const NAME: &'static str = "HPAScalingPolicy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -99,6 +100,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HPAScalingPolicy {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HPAScalingPolicy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.value);

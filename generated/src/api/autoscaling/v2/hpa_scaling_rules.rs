@@ -96,6 +96,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HPAScalingRules {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HPAScalingRules {
     const NAME: &'static str = "HPAScalingRules";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -142,6 +143,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HPAScalingRules {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HPAScalingRules {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.select_policy);
         if let ::std::option::Option::Some(items) = &self.policies {

@@ -67,6 +67,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricIdentifier {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MetricIdentifier {
     const NAME: &'static str = "MetricIdentifier";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -97,6 +98,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MetricIdentifier {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MetricIdentifier {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.selector);

@@ -131,6 +131,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MetricSpec {
     const NAME: &'static str = "MetricSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -193,6 +194,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MetricSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MetricSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.object);

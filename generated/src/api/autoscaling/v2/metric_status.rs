@@ -131,6 +131,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MetricStatus {
     const NAME: &'static str = "MetricStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -193,6 +194,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MetricStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MetricStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.object);

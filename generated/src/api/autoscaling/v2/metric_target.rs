@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricTarget {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MetricTarget {
     const NAME: &'static str = "MetricTarget";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -120,6 +121,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MetricTarget {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MetricTarget {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.value);

@@ -65,6 +65,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for MetricValueStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MetricValueStatus {
     const NAME: &'static str = "MetricValueStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -103,6 +104,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MetricValueStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MetricValueStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.value);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.average_value);

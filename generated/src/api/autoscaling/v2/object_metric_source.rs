@@ -78,6 +78,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMetricSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ObjectMetricSource {
     const NAME: &'static str = "ObjectMetricSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -116,6 +117,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ObjectMetricSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ObjectMetricSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.described_object);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.target);

@@ -66,6 +66,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodsMetricSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodsMetricSource {
     const NAME: &'static str = "PodsMetricSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -96,6 +97,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodsMetricSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodsMetricSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metric);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.target);

@@ -63,6 +63,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceMetricStatus 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceMetricStatus {
     const NAME: &'static str = "ResourceMetricStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -93,6 +94,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceMetricStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceMetricStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.current);

@@ -126,6 +126,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CronJobSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CronJobSpec {
     const NAME: &'static str = "CronJobSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -204,6 +205,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CronJobSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CronJobSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.schedule);
         ::k8s_client_runtime::protobuf::encode::option(

@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CronJobStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CronJobStatus {
     const NAME: &'static str = "CronJobStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -112,6 +113,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CronJobStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CronJobStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.active {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

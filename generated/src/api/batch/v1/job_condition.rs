@@ -98,6 +98,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for JobCondition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for JobCondition {
     const NAME: &'static str = "JobCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -160,6 +161,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for JobCondition {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for JobCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);

@@ -233,6 +233,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for JobSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for JobSpec {
     const NAME: &'static str = "JobSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -375,6 +376,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for JobSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for JobSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.parallelism);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.completions);

@@ -172,6 +172,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for JobStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for JobStatus {
     const NAME: &'static str = "JobStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -274,6 +275,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for JobStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for JobStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.conditions {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -88,6 +88,7 @@ for PodFailurePolicyOnExitCodesRequirement {
 impl ::k8s_client_runtime::protobuf::DecodeProto
 for PodFailurePolicyOnExitCodesRequirement {
     const NAME: &'static str = "PodFailurePolicyOnExitCodesRequirement";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -127,6 +128,7 @@ for PodFailurePolicyOnExitCodesRequirement {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto
 for PodFailurePolicyOnExitCodesRequirement {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.container_name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.operator);

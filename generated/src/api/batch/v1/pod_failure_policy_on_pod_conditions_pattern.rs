@@ -65,6 +65,7 @@ for PodFailurePolicyOnPodConditionsPattern {
 impl ::k8s_client_runtime::protobuf::DecodeProto
 for PodFailurePolicyOnPodConditionsPattern {
     const NAME: &'static str = "PodFailurePolicyOnPodConditionsPattern";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -96,6 +97,7 @@ for PodFailurePolicyOnPodConditionsPattern {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto
 for PodFailurePolicyOnPodConditionsPattern {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

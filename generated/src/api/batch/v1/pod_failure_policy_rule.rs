@@ -102,6 +102,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodFailurePolicyRule 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodFailurePolicyRule {
     const NAME: &'static str = "PodFailurePolicyRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -140,6 +141,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodFailurePolicyRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodFailurePolicyRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.action);
         ::k8s_client_runtime::protobuf::encode::option_box(

@@ -54,6 +54,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SuccessPolicy {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SuccessPolicy {
     const NAME: &'static str = "SuccessPolicy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -76,6 +77,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SuccessPolicy {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SuccessPolicy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.rules);
     }

@@ -63,6 +63,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SuccessPolicyRule {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SuccessPolicyRule {
     const NAME: &'static str = "SuccessPolicyRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -93,6 +94,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SuccessPolicyRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SuccessPolicyRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(
             writer,

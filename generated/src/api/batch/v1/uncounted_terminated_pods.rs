@@ -67,6 +67,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for UncountedTerminatedPo
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for UncountedTerminatedPods {
     const NAME: &'static str = "UncountedTerminatedPods";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -97,6 +98,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for UncountedTerminatedPods {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for UncountedTerminatedPods {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.succeeded {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -110,6 +110,7 @@ for CertificateSigningRequestCondition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CertificateSigningRequestCondition {
     const NAME: &'static str = "CertificateSigningRequestCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -172,6 +173,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CertificateSigningRequestCo
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CertificateSigningRequestCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -167,6 +167,7 @@ for CertificateSigningRequestSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CertificateSigningRequestSpec {
     const NAME: &'static str = "CertificateSigningRequestSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -245,6 +246,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CertificateSigningRequestSp
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CertificateSigningRequestSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::unless_default(writer, 1, &self.request);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -91,6 +91,7 @@ for CertificateSigningRequestStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CertificateSigningRequestStatus {
     const NAME: &'static str = "CertificateSigningRequestStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -121,6 +122,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CertificateSigningRequestSt
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CertificateSigningRequestStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.conditions {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

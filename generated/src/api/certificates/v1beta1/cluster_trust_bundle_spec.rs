@@ -76,6 +76,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterTrustBundleSpe
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterTrustBundleSpec {
     const NAME: &'static str = "ClusterTrustBundleSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -106,6 +107,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterTrustBundleSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ClusterTrustBundleSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

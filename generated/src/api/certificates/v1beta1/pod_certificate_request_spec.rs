@@ -164,6 +164,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodCertificateRequest
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodCertificateRequestSpec {
     const NAME: &'static str = "PodCertificateRequestSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -265,6 +266,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodCertificateRequestSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodCertificateRequestSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.signer_name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.pod_name);

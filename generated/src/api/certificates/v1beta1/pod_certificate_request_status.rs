@@ -113,6 +113,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodCertificateRequest
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodCertificateRequestStatus {
     const NAME: &'static str = "PodCertificateRequestStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -167,6 +168,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodCertificateRequestStatus
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodCertificateRequestStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.conditions {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

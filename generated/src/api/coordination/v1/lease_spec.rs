@@ -113,6 +113,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LeaseSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LeaseSpec {
     const NAME: &'static str = "LeaseSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -183,6 +184,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LeaseSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LeaseSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.holder_identity);
         ::k8s_client_runtime::protobuf::encode::option(

@@ -98,6 +98,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LeaseCandidateSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LeaseCandidateSpec {
     const NAME: &'static str = "LeaseCandidateSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -160,6 +161,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LeaseCandidateSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LeaseCandidateSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.lease_name);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.ping_time);

@@ -88,6 +88,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Affinity {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Affinity {
     const NAME: &'static str = "Affinity";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -126,6 +127,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Affinity {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Affinity {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

@@ -82,6 +82,7 @@ for AWSElasticBlockStoreVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for AWSElasticBlockStoreVolumeSource {
     const NAME: &'static str = "AWSElasticBlockStoreVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -128,6 +129,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for AWSElasticBlockStoreVolumeS
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for AWSElasticBlockStoreVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.volume_id);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

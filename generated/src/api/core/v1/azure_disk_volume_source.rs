@@ -114,6 +114,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AzureDiskVolumeSource
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for AzureDiskVolumeSource {
     const NAME: &'static str = "AzureDiskVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -176,6 +177,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for AzureDiskVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for AzureDiskVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.disk_name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.disk_uri);

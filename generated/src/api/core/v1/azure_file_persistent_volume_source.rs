@@ -83,6 +83,7 @@ for AzureFilePersistentVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for AzureFilePersistentVolumeSource {
     const NAME: &'static str = "AzureFilePersistentVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -129,6 +130,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for AzureFilePersistentVolumeSo
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for AzureFilePersistentVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.secret_name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.share_name);

@@ -67,6 +67,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AzureFileVolumeSource
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for AzureFileVolumeSource {
     const NAME: &'static str = "AzureFileVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -105,6 +106,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for AzureFileVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for AzureFileVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.secret_name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.share_name);

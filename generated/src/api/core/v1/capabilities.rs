@@ -64,6 +64,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Capabilities {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Capabilities {
     const NAME: &'static str = "Capabilities";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -94,6 +95,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Capabilities {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Capabilities {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.add {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

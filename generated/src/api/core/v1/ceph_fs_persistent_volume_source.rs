@@ -109,6 +109,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CephFSPersistentVolum
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CephFSPersistentVolumeSource {
     const NAME: &'static str = "CephFSPersistentVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -171,6 +172,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CephFSPersistentVolumeSourc
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CephFSPersistentVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.monitors);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.path);

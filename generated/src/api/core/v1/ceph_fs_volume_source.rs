@@ -111,6 +111,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CephFSVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CephFSVolumeSource {
     const NAME: &'static str = "CephFSVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -173,6 +174,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CephFSVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CephFSVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.monitors);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.path);

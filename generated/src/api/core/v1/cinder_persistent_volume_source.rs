@@ -85,6 +85,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CinderPersistentVolum
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CinderPersistentVolumeSource {
     const NAME: &'static str = "CinderPersistentVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -131,6 +132,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CinderPersistentVolumeSourc
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CinderPersistentVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.volume_id);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

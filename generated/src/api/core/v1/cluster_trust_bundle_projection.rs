@@ -100,6 +100,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterTrustBundlePro
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterTrustBundleProjection {
     const NAME: &'static str = "ClusterTrustBundleProjection";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -154,6 +155,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterTrustBundleProjectio
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ClusterTrustBundleProjection {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.signer_name);

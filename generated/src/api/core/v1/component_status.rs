@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ComponentStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ComponentStatus {
     const NAME: &'static str = "ComponentStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ComponentStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ComponentStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         if let ::std::option::Option::Some(items) = &self.conditions {

@@ -86,6 +86,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ConfigMap {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ConfigMap {
     const NAME: &'static str = "ConfigMap";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -131,6 +132,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ConfigMap {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ConfigMap {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.data);

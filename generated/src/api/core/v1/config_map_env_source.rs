@@ -62,6 +62,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ConfigMapEnvSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ConfigMapEnvSource {
     const NAME: &'static str = "ConfigMapEnvSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ConfigMapEnvSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ConfigMapEnvSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         writer.key(1, ::k8s_client_runtime::protobuf::WireType::Len);
         writer

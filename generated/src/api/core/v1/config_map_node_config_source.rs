@@ -96,6 +96,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ConfigMapNodeConfigSo
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ConfigMapNodeConfigSource {
     const NAME: &'static str = "ConfigMapNodeConfigSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -150,6 +151,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ConfigMapNodeConfigSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ConfigMapNodeConfigSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.namespace);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.name);

@@ -85,6 +85,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ConfigMapVolumeSource
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ConfigMapVolumeSource {
     const NAME: &'static str = "ConfigMapVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -143,6 +144,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ConfigMapVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ConfigMapVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         writer.key(1, ::k8s_client_runtime::protobuf::WireType::Len);
         writer

@@ -395,6 +395,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Container {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Container {
     const NAME: &'static str = "Container";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -609,6 +610,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Container {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Container {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -71,6 +71,7 @@ for ContainerExtendedResourceRequest {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerExtendedResourceRequest {
     const NAME: &'static str = "ContainerExtendedResourceRequest";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -109,6 +110,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerExtendedResourceRe
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerExtendedResourceRequest {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.container_name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.resource_name);

@@ -61,6 +61,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerImage {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerImage {
     const NAME: &'static str = "ContainerImage";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -91,6 +92,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerImage {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerImage {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.names {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

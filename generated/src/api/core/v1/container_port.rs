@@ -94,6 +94,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerPort {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerPort {
     const NAME: &'static str = "ContainerPort";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -148,6 +149,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerPort {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerPort {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

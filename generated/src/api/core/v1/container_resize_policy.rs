@@ -60,6 +60,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerResizePolicy
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerResizePolicy {
     const NAME: &'static str = "ContainerResizePolicy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -90,6 +91,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerResizePolicy {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerResizePolicy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.resource_name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.restart_policy);

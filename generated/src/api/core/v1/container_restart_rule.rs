@@ -67,6 +67,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerRestartRule 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerRestartRule {
     const NAME: &'static str = "ContainerRestartRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -97,6 +98,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerRestartRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerRestartRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.action);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.exit_codes);

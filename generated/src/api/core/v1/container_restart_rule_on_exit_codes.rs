@@ -67,6 +67,7 @@ for ContainerRestartRuleOnExitCodes {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerRestartRuleOnExitCodes {
     const NAME: &'static str = "ContainerRestartRuleOnExitCodes";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -97,6 +98,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerRestartRuleOnExitC
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerRestartRuleOnExitCodes {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.operator);
         if let ::std::option::Option::Some(items) = &self.values {

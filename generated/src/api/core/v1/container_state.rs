@@ -88,6 +88,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerState {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerState {
     const NAME: &'static str = "ContainerState";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -126,6 +127,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerState {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerState {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.waiting);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.running);

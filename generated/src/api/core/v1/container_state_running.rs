@@ -49,6 +49,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStateRunning
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerStateRunning {
     const NAME: &'static str = "ContainerStateRunning";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -71,6 +72,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerStateRunning {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerStateRunning {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -106,6 +106,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStateTermina
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerStateTerminated {
     const NAME: &'static str = "ContainerStateTerminated";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -176,6 +177,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerStateTerminated {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerStateTerminated {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.exit_code);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -291,6 +291,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerStatus {
     const NAME: &'static str = "ContainerStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -424,6 +425,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(

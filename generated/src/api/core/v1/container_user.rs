@@ -56,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ContainerUser {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerUser {
     const NAME: &'static str = "ContainerUser";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -78,6 +79,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ContainerUser {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ContainerUser {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.linux);
     }

@@ -178,6 +178,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIPersistentVolumeSo
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CSIPersistentVolumeSource {
     const NAME: &'static str = "CSIPersistentVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -271,6 +272,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CSIPersistentVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CSIPersistentVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.driver);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.volume_handle);

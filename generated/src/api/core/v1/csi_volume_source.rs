@@ -101,6 +101,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CSIVolumeSource {
     const NAME: &'static str = "CSIVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -154,6 +155,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CSIVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CSIVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.driver);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.read_only);

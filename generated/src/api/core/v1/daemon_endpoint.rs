@@ -47,6 +47,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DaemonEndpoint {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonEndpoint {
     const NAME: &'static str = "DaemonEndpoint";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -69,6 +70,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DaemonEndpoint {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DaemonEndpoint {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.port);
     }

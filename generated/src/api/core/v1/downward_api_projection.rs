@@ -58,6 +58,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DownwardAPIProjection
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DownwardAPIProjection {
     const NAME: &'static str = "DownwardAPIProjection";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -80,6 +81,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DownwardAPIProjection {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DownwardAPIProjection {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.items {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -89,6 +89,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DownwardAPIVolumeFile
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DownwardAPIVolumeFile {
     const NAME: &'static str = "DownwardAPIVolumeFile";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -135,6 +136,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DownwardAPIVolumeFile {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DownwardAPIVolumeFile {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.path);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.field_ref);

@@ -66,6 +66,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DownwardAPIVolumeSour
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DownwardAPIVolumeSource {
     const NAME: &'static str = "DownwardAPIVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -96,6 +97,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DownwardAPIVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DownwardAPIVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.items {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -61,6 +61,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EmptyDirVolumeSource 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EmptyDirVolumeSource {
     const NAME: &'static str = "EmptyDirVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -91,6 +92,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EmptyDirVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EmptyDirVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -89,6 +89,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointAddress {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointAddress {
     const NAME: &'static str = "EndpointAddress";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -135,6 +136,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointAddress {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointAddress {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.ip);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.target_ref);

@@ -97,6 +97,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointPort {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointPort {
     const NAME: &'static str = "EndpointPort";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -143,6 +144,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointPort {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointPort {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.port);

@@ -102,6 +102,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointSubset {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointSubset {
     const NAME: &'static str = "EndpointSubset";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -140,6 +141,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointSubset {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointSubset {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.addresses {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -90,6 +90,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Endpoints {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Endpoints {
     const NAME: &'static str = "Endpoints";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -120,6 +121,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Endpoints {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Endpoints {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         if let ::std::option::Option::Some(items) = &self.subsets {

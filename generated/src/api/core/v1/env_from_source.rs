@@ -84,6 +84,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EnvFromSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EnvFromSource {
     const NAME: &'static str = "EnvFromSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -122,6 +123,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EnvFromSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EnvFromSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -77,6 +77,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EnvVar {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EnvVar {
     const NAME: &'static str = "EnvVar";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -115,6 +116,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EnvVar {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EnvVar {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -122,6 +122,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EnvVarSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EnvVarSource {
     const NAME: &'static str = "EnvVarSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -176,6 +177,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EnvVarSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EnvVarSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.field_ref);
         ::k8s_client_runtime::protobuf::encode::option_box(

@@ -413,6 +413,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EphemeralContainer {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EphemeralContainer {
     const NAME: &'static str = "EphemeralContainer";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -647,6 +648,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EphemeralContainer {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EphemeralContainer {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         writer.key(1, ::k8s_client_runtime::protobuf::WireType::Len);
         writer

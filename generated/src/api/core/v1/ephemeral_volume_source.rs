@@ -64,6 +64,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EphemeralVolumeSource
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EphemeralVolumeSource {
     const NAME: &'static str = "EphemeralVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -86,6 +87,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EphemeralVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EphemeralVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

@@ -70,6 +70,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EventList {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EventList {
     const NAME: &'static str = "EventList";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -100,6 +101,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EventList {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EventList {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.items);

@@ -57,6 +57,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EventSeries {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EventSeries {
     const NAME: &'static str = "EventSeries";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -87,6 +88,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EventSeries {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EventSeries {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

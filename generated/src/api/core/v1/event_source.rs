@@ -64,6 +64,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EventSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EventSource {
     const NAME: &'static str = "EventSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -94,6 +95,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EventSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EventSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

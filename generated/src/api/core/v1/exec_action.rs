@@ -53,6 +53,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ExecAction {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ExecAction {
     const NAME: &'static str = "ExecAction";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -75,6 +76,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ExecAction {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ExecAction {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.command {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

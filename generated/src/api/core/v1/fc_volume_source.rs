@@ -95,6 +95,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FCVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for FCVolumeSource {
     const NAME: &'static str = "FCVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -149,6 +150,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for FCVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for FCVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.target_wwns {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

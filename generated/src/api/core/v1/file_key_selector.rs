@@ -78,6 +78,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FileKeySelector {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for FileKeySelector {
     const NAME: &'static str = "FileKeySelector";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -124,6 +125,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for FileKeySelector {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for FileKeySelector {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.volume_name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.path);

@@ -98,6 +98,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FlexPersistentVolumeS
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for FlexPersistentVolumeSource {
     const NAME: &'static str = "FlexPersistentVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -151,6 +152,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for FlexPersistentVolumeSource 
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for FlexPersistentVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.driver);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

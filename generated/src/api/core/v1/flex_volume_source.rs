@@ -100,6 +100,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FlexVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for FlexVolumeSource {
     const NAME: &'static str = "FlexVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -153,6 +154,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for FlexVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for FlexVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.driver);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

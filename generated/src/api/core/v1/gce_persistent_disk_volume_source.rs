@@ -82,6 +82,7 @@ for GCEPersistentDiskVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for GCEPersistentDiskVolumeSource {
     const NAME: &'static str = "GCEPersistentDiskVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -128,6 +129,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for GCEPersistentDiskVolumeSour
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for GCEPersistentDiskVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.pd_name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -76,6 +76,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for GitRepoVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for GitRepoVolumeSource {
     const NAME: &'static str = "GitRepoVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -114,6 +115,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for GitRepoVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for GitRepoVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.repository);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

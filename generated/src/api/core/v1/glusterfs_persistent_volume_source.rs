@@ -83,6 +83,7 @@ for GlusterfsPersistentVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for GlusterfsPersistentVolumeSource {
     const NAME: &'static str = "GlusterfsPersistentVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -129,6 +130,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for GlusterfsPersistentVolumeSo
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for GlusterfsPersistentVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.endpoints);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.path);

@@ -60,6 +60,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for GRPCAction {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for GRPCAction {
     const NAME: &'static str = "GRPCAction";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -90,6 +91,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for GRPCAction {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for GRPCAction {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.port);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.service);

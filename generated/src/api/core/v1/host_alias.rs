@@ -64,6 +64,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HostAlias {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HostAlias {
     const NAME: &'static str = "HostAlias";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -94,6 +95,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HostAlias {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HostAlias {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.ip);
         if let ::std::option::Option::Some(items) = &self.hostnames {

@@ -72,6 +72,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HostPathVolumeSource 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HostPathVolumeSource {
     const NAME: &'static str = "HostPathVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -102,6 +103,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HostPathVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HostPathVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.path);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.type_);

@@ -102,6 +102,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HTTPGetAction {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HTTPGetAction {
     const NAME: &'static str = "HTTPGetAction";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -156,6 +157,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HTTPGetAction {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HTTPGetAction {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.path);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.port);

@@ -154,6 +154,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ISCSIPersistentVolume
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ISCSIPersistentVolumeSource {
     const NAME: &'static str = "ISCSIPersistentVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -256,6 +257,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ISCSIPersistentVolumeSource
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ISCSIPersistentVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.target_portal);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.iqn);

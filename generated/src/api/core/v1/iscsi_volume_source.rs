@@ -156,6 +156,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ISCSIVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ISCSIVolumeSource {
     const NAME: &'static str = "ISCSIVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -258,6 +259,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ISCSIVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ISCSIVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.target_portal);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.iqn);

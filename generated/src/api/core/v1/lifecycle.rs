@@ -152,6 +152,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Lifecycle {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Lifecycle {
     const NAME: &'static str = "Lifecycle";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -190,6 +191,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Lifecycle {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Lifecycle {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.post_start);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.pre_stop);

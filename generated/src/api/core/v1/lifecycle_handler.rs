@@ -99,6 +99,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LifecycleHandler {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LifecycleHandler {
     const NAME: &'static str = "LifecycleHandler";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -145,6 +146,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LifecycleHandler {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LifecycleHandler {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.exec);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.http_get);

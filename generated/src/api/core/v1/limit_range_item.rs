@@ -126,6 +126,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LimitRangeItem {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LimitRangeItem {
     const NAME: &'static str = "LimitRangeItem";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -183,6 +184,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LimitRangeItem {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LimitRangeItem {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.max);

@@ -54,6 +54,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LimitRangeSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LimitRangeSpec {
     const NAME: &'static str = "LimitRangeSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -76,6 +77,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LimitRangeSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LimitRangeSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.limits);
     }

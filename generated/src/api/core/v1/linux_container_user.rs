@@ -65,6 +65,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LinuxContainerUser {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LinuxContainerUser {
     const NAME: &'static str = "LinuxContainerUser";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -103,6 +104,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LinuxContainerUser {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LinuxContainerUser {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.uid);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.gid);

@@ -58,6 +58,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LoadBalancerStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LoadBalancerStatus {
     const NAME: &'static str = "LoadBalancerStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -80,6 +81,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LoadBalancerStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LoadBalancerStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.ingress {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -53,6 +53,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LocalObjectReference 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LocalObjectReference {
     const NAME: &'static str = "LocalObjectReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -75,6 +76,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LocalObjectReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LocalObjectReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.name);
     }

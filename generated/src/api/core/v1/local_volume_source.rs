@@ -62,6 +62,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LocalVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LocalVolumeSource {
     const NAME: &'static str = "LocalVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -92,6 +93,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LocalVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LocalVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.path);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.fs_type);

@@ -80,6 +80,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ModifyVolumeStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ModifyVolumeStatus {
     const NAME: &'static str = "ModifyVolumeStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -110,6 +111,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ModifyVolumeStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ModifyVolumeStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -55,6 +55,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NamespaceSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NamespaceSpec {
     const NAME: &'static str = "NamespaceSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -77,6 +78,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NamespaceSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NamespaceSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.finalizers {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

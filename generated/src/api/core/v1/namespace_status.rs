@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NamespaceStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NamespaceStatus {
     const NAME: &'static str = "NamespaceStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NamespaceStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NamespaceStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

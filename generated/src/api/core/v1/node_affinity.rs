@@ -84,6 +84,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeAffinity {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeAffinity {
     const NAME: &'static str = "NodeAffinity";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -114,6 +115,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeAffinity {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeAffinity {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

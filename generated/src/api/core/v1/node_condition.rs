@@ -98,6 +98,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeCondition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeCondition {
     const NAME: &'static str = "NodeCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -160,6 +161,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeCondition {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);

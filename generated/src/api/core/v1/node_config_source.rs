@@ -58,6 +58,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeConfigSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeConfigSource {
     const NAME: &'static str = "NodeConfigSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -80,6 +81,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeConfigSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeConfigSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.config_map);
     }

@@ -99,6 +99,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeConfigStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeConfigStatus {
     const NAME: &'static str = "NodeConfigStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -145,6 +146,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeConfigStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeConfigStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.assigned);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.active);

@@ -58,6 +58,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeDaemonEndpoints {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeDaemonEndpoints {
     const NAME: &'static str = "NodeDaemonEndpoints";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -80,6 +81,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeDaemonEndpoints {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeDaemonEndpoints {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(
             writer,

@@ -49,6 +49,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeFeatures {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeFeatures {
     const NAME: &'static str = "NodeFeatures";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -71,6 +72,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeFeatures {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeFeatures {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(
             writer,

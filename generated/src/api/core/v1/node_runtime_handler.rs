@@ -69,6 +69,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeRuntimeHandler {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeRuntimeHandler {
     const NAME: &'static str = "NodeRuntimeHandler";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -99,6 +100,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeRuntimeHandler {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeRuntimeHandler {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.features);

@@ -57,6 +57,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeRuntimeHandlerFea
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeRuntimeHandlerFeatures {
     const NAME: &'static str = "NodeRuntimeHandlerFeatures";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -87,6 +88,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeRuntimeHandlerFeatures 
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeRuntimeHandlerFeatures {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(
             writer,

@@ -56,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSelector {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSelector {
     const NAME: &'static str = "NodeSelector";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -78,6 +79,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSelector {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSelector {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(
             writer,

@@ -79,6 +79,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSelectorRequireme
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSelectorRequirement {
     const NAME: &'static str = "NodeSelectorRequirement";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -117,6 +118,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSelectorRequirement {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSelectorRequirement {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.key);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.operator);

@@ -75,6 +75,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSelectorTerm {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSelectorTerm {
     const NAME: &'static str = "NodeSelectorTerm";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -105,6 +106,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSelectorTerm {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSelectorTerm {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.match_expressions {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

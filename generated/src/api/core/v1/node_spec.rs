@@ -133,6 +133,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSpec {
     const NAME: &'static str = "NodeSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -203,6 +204,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

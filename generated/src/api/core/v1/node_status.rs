@@ -266,6 +266,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeStatus {
     const NAME: &'static str = "NodeStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -390,6 +391,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.capacity);
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.allocatable);

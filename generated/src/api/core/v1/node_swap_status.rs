@@ -49,6 +49,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSwapStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSwapStatus {
     const NAME: &'static str = "NodeSwapStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -71,6 +72,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSwapStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSwapStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.capacity);
     }

@@ -150,6 +150,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NodeSystemInfo {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSystemInfo {
     const NAME: &'static str = "NodeSystemInfo";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -252,6 +253,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NodeSystemInfo {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NodeSystemInfo {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.machine_id);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.system_uuid);

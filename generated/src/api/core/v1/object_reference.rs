@@ -127,6 +127,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectReference {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ObjectReference {
     const NAME: &'static str = "ObjectReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -197,6 +198,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ObjectReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ObjectReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.kind);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -86,6 +86,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeClaim
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaim {
     const NAME: &'static str = "PersistentVolumeClaim";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -124,6 +125,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaim {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeClaim {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.spec);

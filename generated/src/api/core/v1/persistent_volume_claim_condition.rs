@@ -100,6 +100,7 @@ for PersistentVolumeClaimCondition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimCondition {
     const NAME: &'static str = "PersistentVolumeClaimCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -162,6 +163,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimCondit
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeClaimCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);

@@ -192,6 +192,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeClaim
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimSpec {
     const NAME: &'static str = "PersistentVolumeClaimSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -278,6 +279,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeClaimSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.access_modes {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -207,6 +207,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeClaim
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimStatus {
     const NAME: &'static str = "PersistentVolumeClaimStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -282,6 +283,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimStatus
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeClaimStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -69,6 +69,7 @@ for PersistentVolumeClaimTemplate {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimTemplate {
     const NAME: &'static str = "PersistentVolumeClaimTemplate";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -99,6 +100,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeClaimTempla
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeClaimTemplate {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(
             writer,

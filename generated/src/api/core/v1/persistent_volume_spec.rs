@@ -537,6 +537,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeSpec 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeSpec {
     const NAME: &'static str = "PersistentVolumeSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -810,6 +811,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.capacity);
         writer.key(2, ::k8s_client_runtime::protobuf::WireType::Len);

@@ -93,6 +93,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PersistentVolumeStatu
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeStatus {
     const NAME: &'static str = "PersistentVolumeStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -139,6 +140,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PersistentVolumeStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PersistentVolumeStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -64,6 +64,7 @@ for PhotonPersistentDiskVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PhotonPersistentDiskVolumeSource {
     const NAME: &'static str = "PhotonPersistentDiskVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -94,6 +95,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PhotonPersistentDiskVolumeS
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PhotonPersistentDiskVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.pd_id);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -130,6 +130,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodAffinityTerm {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodAffinityTerm {
     const NAME: &'static str = "PodAffinityTerm";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -192,6 +193,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodAffinityTerm {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodAffinityTerm {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

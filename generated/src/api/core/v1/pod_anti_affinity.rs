@@ -84,6 +84,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodAntiAffinity {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodAntiAffinity {
     const NAME: &'static str = "PodAntiAffinity";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -114,6 +115,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodAntiAffinity {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodAntiAffinity {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self
             .required_during_scheduling_ignored_during_execution

@@ -145,6 +145,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodCertificateProject
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodCertificateProjection {
     const NAME: &'static str = "PodCertificateProjection";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -214,6 +215,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodCertificateProjection {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodCertificateProjection {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.signer_name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.key_type);

@@ -107,6 +107,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodCondition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodCondition {
     const NAME: &'static str = "PodCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -177,6 +178,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodCondition {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);

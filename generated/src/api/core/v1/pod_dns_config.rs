@@ -87,6 +87,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDNSConfig {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodDNSConfig {
     const NAME: &'static str = "PodDNSConfig";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -125,6 +126,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodDNSConfig {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodDNSConfig {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.nameservers {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -69,6 +69,7 @@ for PodExtendedResourceClaimStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodExtendedResourceClaimStatus {
     const NAME: &'static str = "PodExtendedResourceClaimStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -99,6 +100,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodExtendedResourceClaimSta
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodExtendedResourceClaimStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(
             writer,

@@ -51,6 +51,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodIP {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodIP {
     const NAME: &'static str = "PodIP";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -73,6 +74,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodIP {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodIP {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.ip);
     }

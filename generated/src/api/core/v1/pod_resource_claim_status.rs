@@ -64,6 +64,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodResourceClaimStatu
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodResourceClaimStatus {
     const NAME: &'static str = "PodResourceClaimStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -94,6 +95,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodResourceClaimStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodResourceClaimStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option(

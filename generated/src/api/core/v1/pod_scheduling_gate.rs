@@ -51,6 +51,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodSchedulingGate {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodSchedulingGate {
     const NAME: &'static str = "PodSchedulingGate";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -73,6 +74,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodSchedulingGate {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodSchedulingGate {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
     }

@@ -232,6 +232,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodSecurityContext {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodSecurityContext {
     const NAME: &'static str = "PodSecurityContext";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -350,6 +351,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodSecurityContext {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodSecurityContext {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

@@ -621,6 +621,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodSpec {
     const NAME: &'static str = "PodSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -969,6 +970,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.volumes {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

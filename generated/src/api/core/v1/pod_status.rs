@@ -331,6 +331,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodStatus {
     const NAME: &'static str = "PodStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -504,6 +505,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

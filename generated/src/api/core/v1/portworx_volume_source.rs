@@ -70,6 +70,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PortworxVolumeSource 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PortworxVolumeSource {
     const NAME: &'static str = "PortworxVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -108,6 +109,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PortworxVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PortworxVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.volume_id);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

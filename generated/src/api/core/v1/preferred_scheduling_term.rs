@@ -59,6 +59,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PreferredSchedulingTe
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PreferredSchedulingTerm {
     const NAME: &'static str = "PreferredSchedulingTerm";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -89,6 +90,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PreferredSchedulingTerm {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PreferredSchedulingTerm {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.weight);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.preference);

@@ -150,6 +150,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Probe {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Probe {
     const NAME: &'static str = "Probe";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -256,6 +257,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Probe {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Probe {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         writer.key(1, ::k8s_client_runtime::protobuf::WireType::Len);
         writer

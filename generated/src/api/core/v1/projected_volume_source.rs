@@ -66,6 +66,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ProjectedVolumeSource
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ProjectedVolumeSource {
     const NAME: &'static str = "ProjectedVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -96,6 +97,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ProjectedVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ProjectedVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.sources {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

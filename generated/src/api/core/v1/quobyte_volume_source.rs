@@ -102,6 +102,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for QuobyteVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for QuobyteVolumeSource {
     const NAME: &'static str = "QuobyteVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -164,6 +165,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for QuobyteVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for QuobyteVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.registry);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.volume);

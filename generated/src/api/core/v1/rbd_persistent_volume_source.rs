@@ -128,6 +128,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RBDPersistentVolumeSo
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for RBDPersistentVolumeSource {
     const NAME: &'static str = "RBDPersistentVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -206,6 +207,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for RBDPersistentVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for RBDPersistentVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.monitors);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.image);

@@ -130,6 +130,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RBDVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for RBDVolumeSource {
     const NAME: &'static str = "RBDVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -208,6 +209,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for RBDVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for RBDVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.monitors);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.image);

@@ -85,6 +85,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ReplicationController
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ReplicationControllerSpec {
     const NAME: &'static str = "ReplicationControllerSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -130,6 +131,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ReplicationControllerSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ReplicationControllerSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.replicas);
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.selector);

@@ -97,6 +97,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ReplicationController
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ReplicationControllerStatus {
     const NAME: &'static str = "ReplicationControllerStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -159,6 +160,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ReplicationControllerStatus
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ReplicationControllerStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.replicas);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -62,6 +62,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaim {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaim {
     const NAME: &'static str = "ResourceClaim";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -92,6 +93,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaim {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceClaim {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

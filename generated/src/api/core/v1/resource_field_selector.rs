@@ -72,6 +72,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceFieldSelector
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceFieldSelector {
     const NAME: &'static str = "ResourceFieldSelector";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -110,6 +111,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceFieldSelector {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceFieldSelector {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -70,6 +70,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceHealth {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceHealth {
     const NAME: &'static str = "ResourceHealth";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -100,6 +101,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceHealth {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceHealth {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.resource_id);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -82,6 +82,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceQuotaSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceQuotaSpec {
     const NAME: &'static str = "ResourceQuotaSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -119,6 +120,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceQuotaSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceQuotaSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.hard);
         if let ::std::option::Option::Some(items) = &self.scopes {

@@ -68,6 +68,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceQuotaStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceQuotaStatus {
     const NAME: &'static str = "ResourceQuotaStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -96,6 +97,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceQuotaStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceQuotaStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.hard);
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.used);

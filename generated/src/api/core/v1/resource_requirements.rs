@@ -93,6 +93,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceRequirements 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceRequirements {
     const NAME: &'static str = "ResourceRequirements";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -129,6 +130,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceRequirements {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceRequirements {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.limits);
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.requests);

@@ -157,6 +157,7 @@ for ScaleIOPersistentVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ScaleIOPersistentVolumeSource {
     const NAME: &'static str = "ScaleIOPersistentVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -251,6 +252,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ScaleIOPersistentVolumeSour
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ScaleIOPersistentVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.gateway);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.system);

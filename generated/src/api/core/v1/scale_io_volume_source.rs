@@ -155,6 +155,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ScaleIOVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ScaleIOVolumeSource {
     const NAME: &'static str = "ScaleIOVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -249,6 +250,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ScaleIOVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ScaleIOVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.gateway);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.system);

@@ -88,6 +88,7 @@ for ScopedResourceSelectorRequirement {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ScopedResourceSelectorRequirement {
     const NAME: &'static str = "ScopedResourceSelectorRequirement";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -126,6 +127,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ScopedResourceSelectorRequi
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ScopedResourceSelectorRequirement {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.scope_name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.operator);

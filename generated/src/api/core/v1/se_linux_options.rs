@@ -87,6 +87,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SELinuxOptions {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SELinuxOptions {
     const NAME: &'static str = "SELinuxOptions";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -133,6 +134,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SELinuxOptions {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SELinuxOptions {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.user);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.role);

@@ -71,6 +71,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SeccompProfile {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SeccompProfile {
     const NAME: &'static str = "SeccompProfile";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -101,6 +102,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SeccompProfile {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SeccompProfile {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::option(

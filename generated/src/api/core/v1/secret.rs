@@ -97,6 +97,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Secret {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Secret {
     const NAME: &'static str = "Secret";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -150,6 +151,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Secret {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Secret {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.data);

@@ -62,6 +62,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretEnvSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SecretEnvSource {
     const NAME: &'static str = "SecretEnvSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SecretEnvSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SecretEnvSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         writer.key(1, ::k8s_client_runtime::protobuf::WireType::Len);
         writer

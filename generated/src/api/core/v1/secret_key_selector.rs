@@ -69,6 +69,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretKeySelector {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SecretKeySelector {
     const NAME: &'static str = "SecretKeySelector";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -119,6 +120,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SecretKeySelector {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SecretKeySelector {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         writer.key(1, ::k8s_client_runtime::protobuf::WireType::Len);
         writer

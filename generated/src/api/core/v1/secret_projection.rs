@@ -77,6 +77,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretProjection {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SecretProjection {
     const NAME: &'static str = "SecretProjection";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -127,6 +128,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SecretProjection {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SecretProjection {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         writer.key(1, ::k8s_client_runtime::protobuf::WireType::Len);
         writer

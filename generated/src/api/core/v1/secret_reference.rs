@@ -64,6 +64,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecretReference {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SecretReference {
     const NAME: &'static str = "SecretReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -94,6 +95,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SecretReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SecretReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

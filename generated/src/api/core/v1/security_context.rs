@@ -186,6 +186,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for SecurityContext {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for SecurityContext {
     const NAME: &'static str = "SecurityContext";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -296,6 +297,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for SecurityContext {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for SecurityContext {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

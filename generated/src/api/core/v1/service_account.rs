@@ -100,6 +100,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceAccount {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceAccount {
     const NAME: &'static str = "ServiceAccount";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -146,6 +147,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceAccount {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceAccount {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         if let ::std::option::Option::Some(items) = &self.secrets {

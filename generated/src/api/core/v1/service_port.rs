@@ -113,6 +113,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServicePort {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ServicePort {
     const NAME: &'static str = "ServicePort";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -175,6 +176,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ServicePort {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ServicePort {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -340,6 +340,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceSpec {
     const NAME: &'static str = "ServiceSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -513,6 +514,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.ports {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

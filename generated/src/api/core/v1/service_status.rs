@@ -77,6 +77,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceStatus {
     const NAME: &'static str = "ServiceStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -107,6 +108,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(
             writer,

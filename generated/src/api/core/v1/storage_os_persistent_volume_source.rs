@@ -106,6 +106,7 @@ for StorageOSPersistentVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StorageOSPersistentVolumeSource {
     const NAME: &'static str = "StorageOSPersistentVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -160,6 +161,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageOSPersistentVolumeSo
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageOSPersistentVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -106,6 +106,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageOSVolumeSource
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StorageOSVolumeSource {
     const NAME: &'static str = "StorageOSVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -160,6 +161,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageOSVolumeSource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageOSVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -84,6 +84,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Taint {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Taint {
     const NAME: &'static str = "Taint";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -130,6 +131,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Taint {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Taint {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.key);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

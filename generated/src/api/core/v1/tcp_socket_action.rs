@@ -58,6 +58,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TCPSocketAction {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for TCPSocketAction {
     const NAME: &'static str = "TCPSocketAction";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -88,6 +89,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for TCPSocketAction {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for TCPSocketAction {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.port);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.host);

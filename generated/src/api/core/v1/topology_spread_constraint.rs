@@ -158,6 +158,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TopologySpreadConstra
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for TopologySpreadConstraint {
     const NAME: &'static str = "TopologySpreadConstraint";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -236,6 +237,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for TopologySpreadConstraint {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for TopologySpreadConstraint {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.max_skew);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.topology_key);

@@ -71,6 +71,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TypedLocalObjectRefer
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for TypedLocalObjectReference {
     const NAME: &'static str = "TypedLocalObjectReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -109,6 +110,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for TypedLocalObjectReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for TypedLocalObjectReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.api_group);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.kind);

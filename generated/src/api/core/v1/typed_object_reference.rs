@@ -83,6 +83,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for TypedObjectReference 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for TypedObjectReference {
     const NAME: &'static str = "TypedObjectReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -129,6 +130,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for TypedObjectReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for TypedObjectReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.api_group);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.kind);

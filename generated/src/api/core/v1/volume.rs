@@ -533,6 +533,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Volume {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Volume {
     const NAME: &'static str = "Volume";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -807,6 +808,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Volume {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Volume {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         writer.key(2, ::k8s_client_runtime::protobuf::WireType::Len);

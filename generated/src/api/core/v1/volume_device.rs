@@ -60,6 +60,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeDevice {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeDevice {
     const NAME: &'static str = "VolumeDevice";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -90,6 +91,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeDevice {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeDevice {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.device_path);

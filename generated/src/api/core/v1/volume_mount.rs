@@ -134,6 +134,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeMount {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeMount {
     const NAME: &'static str = "VolumeMount";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -204,6 +205,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeMount {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeMount {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

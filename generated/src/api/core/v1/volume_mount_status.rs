@@ -81,6 +81,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeMountStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeMountStatus {
     const NAME: &'static str = "VolumeMountStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -127,6 +128,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeMountStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeMountStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.mount_path);

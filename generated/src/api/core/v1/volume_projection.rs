@@ -157,6 +157,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeProjection {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeProjection {
     const NAME: &'static str = "VolumeProjection";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -219,6 +220,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeProjection {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeProjection {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.secret);
         ::k8s_client_runtime::protobuf::encode::option_box(

@@ -73,6 +73,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeResourceRequire
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeResourceRequirements {
     const NAME: &'static str = "VolumeResourceRequirements";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -101,6 +102,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeResourceRequirements 
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeResourceRequirements {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.limits);
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.requests);

@@ -92,6 +92,7 @@ for VsphereVirtualDiskVolumeSource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VsphereVirtualDiskVolumeSource {
     const NAME: &'static str = "VsphereVirtualDiskVolumeSource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -138,6 +139,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VsphereVirtualDiskVolumeSou
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VsphereVirtualDiskVolumeSource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.volume_path);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

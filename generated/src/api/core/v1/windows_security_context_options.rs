@@ -93,6 +93,7 @@ for WindowsSecurityContextOptions {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for WindowsSecurityContextOptions {
     const NAME: &'static str = "WindowsSecurityContextOptions";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -139,6 +140,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for WindowsSecurityContextOptio
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for WindowsSecurityContextOptions {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(
             writer,

@@ -73,6 +73,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WorkloadReference {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for WorkloadReference {
     const NAME: &'static str = "WorkloadReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -111,6 +112,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for WorkloadReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for WorkloadReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.pod_group);

@@ -145,6 +145,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Endpoint {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Endpoint {
     const NAME: &'static str = "Endpoint";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -222,6 +223,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Endpoint {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Endpoint {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.addresses);
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(

@@ -64,6 +64,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointConditions {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointConditions {
     const NAME: &'static str = "EndpointConditions";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -102,6 +103,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointConditions {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointConditions {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.ready);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.serving);

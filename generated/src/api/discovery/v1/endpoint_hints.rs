@@ -75,6 +75,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointHints {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointHints {
     const NAME: &'static str = "EndpointHints";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -105,6 +106,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointHints {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointHints {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.for_zones {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -100,6 +100,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for EndpointPort {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointPort {
     const NAME: &'static str = "EndpointPort";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -146,6 +147,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for EndpointPort {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointPort {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.protocol);

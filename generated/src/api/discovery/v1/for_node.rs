@@ -51,6 +51,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ForNode {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ForNode {
     const NAME: &'static str = "ForNode";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -73,6 +74,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ForNode {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ForNode {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
     }

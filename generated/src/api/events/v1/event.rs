@@ -223,6 +223,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Event {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Event {
     const NAME: &'static str = "Event";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -357,6 +358,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Event {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Event {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.event_time);

@@ -65,6 +65,7 @@ for ExemptPriorityLevelConfiguration {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ExemptPriorityLevelConfiguration {
     const NAME: &'static str = "ExemptPriorityLevelConfiguration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -95,6 +96,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ExemptPriorityLevelConfigur
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ExemptPriorityLevelConfiguration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(
             writer,

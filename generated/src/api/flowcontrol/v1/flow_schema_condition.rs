@@ -95,6 +95,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FlowSchemaCondition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for FlowSchemaCondition {
     const NAME: &'static str = "FlowSchemaCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -149,6 +150,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for FlowSchemaCondition {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for FlowSchemaCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -97,6 +97,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FlowSchemaSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for FlowSchemaSpec {
     const NAME: &'static str = "FlowSchemaSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -143,6 +144,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for FlowSchemaSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for FlowSchemaSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(
             writer,

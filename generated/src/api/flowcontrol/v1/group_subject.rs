@@ -51,6 +51,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for GroupSubject {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for GroupSubject {
     const NAME: &'static str = "GroupSubject";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -73,6 +74,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for GroupSubject {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for GroupSubject {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
     }

@@ -100,6 +100,7 @@ for LimitedPriorityLevelConfiguration {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LimitedPriorityLevelConfiguration {
     const NAME: &'static str = "LimitedPriorityLevelConfiguration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -146,6 +147,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LimitedPriorityLevelConfigu
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LimitedPriorityLevelConfiguration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(
             writer,

@@ -70,6 +70,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NonResourcePolicyRule
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NonResourcePolicyRule {
     const NAME: &'static str = "NonResourcePolicyRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -100,6 +101,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NonResourcePolicyRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NonResourcePolicyRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.verbs);
         ::k8s_client_runtime::protobuf::encode::repeated(

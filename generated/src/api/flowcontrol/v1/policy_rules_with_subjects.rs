@@ -87,6 +87,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PolicyRulesWithSubjec
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PolicyRulesWithSubjects {
     const NAME: &'static str = "PolicyRulesWithSubjects";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -125,6 +126,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PolicyRulesWithSubjects {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PolicyRulesWithSubjects {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.subjects);
         if let ::std::option::Option::Some(items) = &self.resource_rules {

@@ -98,6 +98,7 @@ for PriorityLevelConfigurationCondition {
 impl ::k8s_client_runtime::protobuf::DecodeProto
 for PriorityLevelConfigurationCondition {
     const NAME: &'static str = "PriorityLevelConfigurationCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -153,6 +154,7 @@ for PriorityLevelConfigurationCondition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto
 for PriorityLevelConfigurationCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -74,6 +74,7 @@ for PriorityLevelConfigurationList {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PriorityLevelConfigurationList {
     const NAME: &'static str = "PriorityLevelConfigurationList";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PriorityLevelConfigurationL
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PriorityLevelConfigurationList {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.items);

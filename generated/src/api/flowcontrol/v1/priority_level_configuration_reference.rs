@@ -54,6 +54,7 @@ for PriorityLevelConfigurationReference {
 impl ::k8s_client_runtime::protobuf::DecodeProto
 for PriorityLevelConfigurationReference {
     const NAME: &'static str = "PriorityLevelConfigurationReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -77,6 +78,7 @@ for PriorityLevelConfigurationReference {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto
 for PriorityLevelConfigurationReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
     }

@@ -85,6 +85,7 @@ for PriorityLevelConfigurationSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PriorityLevelConfigurationSpec {
     const NAME: &'static str = "PriorityLevelConfigurationSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -123,6 +124,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PriorityLevelConfigurationS
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PriorityLevelConfigurationSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.limited);

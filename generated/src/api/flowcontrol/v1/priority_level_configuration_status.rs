@@ -62,6 +62,7 @@ for PriorityLevelConfigurationStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PriorityLevelConfigurationStatus {
     const NAME: &'static str = "PriorityLevelConfigurationStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -84,6 +85,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PriorityLevelConfigurationS
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PriorityLevelConfigurationStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.conditions {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

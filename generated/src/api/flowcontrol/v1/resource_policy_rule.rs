@@ -90,6 +90,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourcePolicyRule {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourcePolicyRule {
     const NAME: &'static str = "ResourcePolicyRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -144,6 +145,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourcePolicyRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourcePolicyRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.verbs);
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.api_groups);

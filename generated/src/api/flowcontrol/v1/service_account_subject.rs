@@ -60,6 +60,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceAccountSubject
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceAccountSubject {
     const NAME: &'static str = "ServiceAccountSubject";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -90,6 +91,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceAccountSubject {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceAccountSubject {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.namespace);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.name);

@@ -97,6 +97,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Subject {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Subject {
     const NAME: &'static str = "Subject";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -143,6 +144,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Subject {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Subject {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.kind);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.user);

@@ -89,6 +89,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HTTPIngressPath {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HTTPIngressPath {
     const NAME: &'static str = "HTTPIngressPath";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -127,6 +128,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HTTPIngressPath {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HTTPIngressPath {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.path);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.backend);

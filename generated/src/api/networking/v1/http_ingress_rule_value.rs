@@ -56,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HTTPIngressRuleValue 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for HTTPIngressRuleValue {
     const NAME: &'static str = "HTTPIngressRuleValue";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -78,6 +79,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for HTTPIngressRuleValue {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for HTTPIngressRuleValue {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.paths);
     }

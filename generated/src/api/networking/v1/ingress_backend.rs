@@ -75,6 +75,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressBackend {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IngressBackend {
     const NAME: &'static str = "IngressBackend";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -105,6 +106,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IngressBackend {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IngressBackend {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.resource);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.service);

@@ -96,6 +96,7 @@ for IngressClassParametersReference {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IngressClassParametersReference {
     const NAME: &'static str = "IngressClassParametersReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -150,6 +151,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IngressClassParametersRefer
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IngressClassParametersReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.api_group);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.kind);

@@ -70,6 +70,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressClassSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IngressClassSpec {
     const NAME: &'static str = "IngressClassSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -100,6 +101,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IngressClassSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IngressClassSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

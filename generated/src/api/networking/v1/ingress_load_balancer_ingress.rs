@@ -81,6 +81,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressLoadBalancerIn
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IngressLoadBalancerIngress {
     const NAME: &'static str = "IngressLoadBalancerIngress";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -119,6 +120,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IngressLoadBalancerIngress 
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IngressLoadBalancerIngress {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.ip);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

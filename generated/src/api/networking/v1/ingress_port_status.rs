@@ -75,6 +75,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressPortStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IngressPortStatus {
     const NAME: &'static str = "IngressPortStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -113,6 +114,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IngressPortStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IngressPortStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.port);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.protocol);

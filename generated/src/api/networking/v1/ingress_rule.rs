@@ -75,6 +75,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressRule {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IngressRule {
     const NAME: &'static str = "IngressRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -117,6 +118,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IngressRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IngressRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.host);
         writer.key(2, ::k8s_client_runtime::protobuf::WireType::Len);

@@ -65,6 +65,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressServiceBackend
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IngressServiceBackend {
     const NAME: &'static str = "IngressServiceBackend";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -95,6 +96,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IngressServiceBackend {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IngressServiceBackend {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(

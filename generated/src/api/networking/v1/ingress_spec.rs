@@ -105,6 +105,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IngressSpec {
     const NAME: &'static str = "IngressSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -151,6 +152,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IngressSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IngressSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

@@ -67,6 +67,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IngressTLS {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IngressTLS {
     const NAME: &'static str = "IngressTLS";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -97,6 +98,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IngressTLS {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IngressTLS {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.hosts {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

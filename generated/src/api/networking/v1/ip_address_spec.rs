@@ -54,6 +54,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IPAddressSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IPAddressSpec {
     const NAME: &'static str = "IPAddressSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -76,6 +77,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IPAddressSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IPAddressSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.parent_ref);
     }

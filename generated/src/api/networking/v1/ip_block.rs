@@ -62,6 +62,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for IPBlock {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IPBlock {
     const NAME: &'static str = "IPBlock";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -92,6 +93,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IPBlock {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IPBlock {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.cidr);
         if let ::std::option::Option::Some(items) = &self.except {

@@ -72,6 +72,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicy {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicy {
     const NAME: &'static str = "NetworkPolicy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -102,6 +103,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicy {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.spec);

@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyEgressRu
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicyEgressRule {
     const NAME: &'static str = "NetworkPolicyEgressRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicyEgressRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicyEgressRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.ports {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyIngressR
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicyIngressRule {
     const NAME: &'static str = "NetworkPolicyIngressRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicyIngressRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicyIngressRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.ports {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

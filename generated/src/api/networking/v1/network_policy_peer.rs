@@ -94,6 +94,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyPeer {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicyPeer {
     const NAME: &'static str = "NetworkPolicyPeer";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -132,6 +133,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicyPeer {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicyPeer {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

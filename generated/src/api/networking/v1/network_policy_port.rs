@@ -73,6 +73,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicyPort {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicyPort {
     const NAME: &'static str = "NetworkPolicyPort";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -111,6 +112,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicyPort {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicyPort {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.protocol);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.port);

@@ -111,6 +111,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkPolicySpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicySpec {
     const NAME: &'static str = "NetworkPolicySpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -157,6 +158,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkPolicySpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicySpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(
             writer,

@@ -53,6 +53,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceCIDRSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceCIDRSpec {
     const NAME: &'static str = "ServiceCIDRSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -75,6 +76,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceCIDRSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceCIDRSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.cidrs {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

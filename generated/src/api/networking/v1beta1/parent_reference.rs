@@ -83,6 +83,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ParentReference {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ParentReference {
     const NAME: &'static str = "ParentReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -129,6 +130,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ParentReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ParentReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

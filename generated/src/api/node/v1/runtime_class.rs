@@ -97,6 +97,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RuntimeClass {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for RuntimeClass {
     const NAME: &'static str = "RuntimeClass";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -143,6 +144,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for RuntimeClass {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for RuntimeClass {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.handler);

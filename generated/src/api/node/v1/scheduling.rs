@@ -72,6 +72,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Scheduling {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Scheduling {
     const NAME: &'static str = "Scheduling";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -101,6 +102,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Scheduling {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Scheduling {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_map(
             writer,

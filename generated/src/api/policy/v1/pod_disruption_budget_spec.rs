@@ -100,6 +100,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDisruptionBudgetSp
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodDisruptionBudgetSpec {
     const NAME: &'static str = "PodDisruptionBudgetSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -146,6 +147,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodDisruptionBudgetSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodDisruptionBudgetSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.min_available);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.selector);

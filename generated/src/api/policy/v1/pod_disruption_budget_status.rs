@@ -106,6 +106,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodDisruptionBudgetSt
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodDisruptionBudgetStatus {
     const NAME: &'static str = "PodDisruptionBudgetStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -176,6 +177,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodDisruptionBudgetStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodDisruptionBudgetStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -89,6 +89,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterRole {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterRole {
     const NAME: &'static str = "ClusterRole";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -127,6 +128,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterRole {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ClusterRole {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         if let ::std::option::Option::Some(items) = &self.rules {

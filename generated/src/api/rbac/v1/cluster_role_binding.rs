@@ -84,6 +84,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ClusterRoleBinding {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterRoleBinding {
     const NAME: &'static str = "ClusterRoleBinding";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -122,6 +123,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ClusterRoleBinding {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ClusterRoleBinding {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         if let ::std::option::Option::Some(items) = &self.subjects {

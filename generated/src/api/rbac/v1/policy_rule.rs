@@ -110,6 +110,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PolicyRule {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PolicyRule {
     const NAME: &'static str = "PolicyRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -164,6 +165,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PolicyRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PolicyRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, &self.verbs);
         if let ::std::option::Option::Some(items) = &self.api_groups {

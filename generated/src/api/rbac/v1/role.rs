@@ -72,6 +72,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Role {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Role {
     const NAME: &'static str = "Role";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -102,6 +103,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Role {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Role {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         if let ::std::option::Option::Some(items) = &self.rules {

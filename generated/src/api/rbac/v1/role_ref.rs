@@ -69,6 +69,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for RoleRef {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for RoleRef {
     const NAME: &'static str = "RoleRef";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -107,6 +108,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for RoleRef {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for RoleRef {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.api_group);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.kind);

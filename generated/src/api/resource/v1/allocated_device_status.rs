@@ -133,6 +133,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AllocatedDeviceStatus
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for AllocatedDeviceStatus {
     const NAME: &'static str = "AllocatedDeviceStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -203,6 +204,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for AllocatedDeviceStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for AllocatedDeviceStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.driver);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.pool);

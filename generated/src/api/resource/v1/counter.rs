@@ -47,6 +47,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Counter {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Counter {
     const NAME: &'static str = "Counter";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -69,6 +70,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Counter {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Counter {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.value);
     }

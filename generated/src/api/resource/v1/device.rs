@@ -223,6 +223,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Device {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Device {
     const NAME: &'static str = "Device";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -333,6 +334,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Device {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Device {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.attributes);

@@ -79,6 +79,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceAttribute {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceAttribute {
     const NAME: &'static str = "DeviceAttribute";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -125,6 +126,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceAttribute {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceAttribute {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.int);
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.bool);

@@ -69,6 +69,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceCapacity {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceCapacity {
     const NAME: &'static str = "DeviceCapacity";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -99,6 +100,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceCapacity {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceCapacity {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.value);
         ::k8s_client_runtime::protobuf::encode::option_box(

@@ -92,6 +92,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceClaim {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClaim {
     const NAME: &'static str = "DeviceClaim";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -130,6 +131,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClaim {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClaim {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.requests {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -90,6 +90,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceRequest {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceRequest {
     const NAME: &'static str = "DeviceRequest";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -128,6 +129,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceRequest {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceRequest {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.exactly);

@@ -184,6 +184,7 @@ for DeviceRequestAllocationResult {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceRequestAllocationResult {
     const NAME: &'static str = "DeviceRequestAllocationResult";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -277,6 +278,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceRequestAllocationResu
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceRequestAllocationResult {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.request);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.driver);

@@ -56,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceSelector {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceSelector {
     const NAME: &'static str = "DeviceSelector";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -78,6 +79,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceSelector {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceSelector {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.cel);
     }

@@ -168,6 +168,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ExactDeviceRequest {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ExactDeviceRequest {
     const NAME: &'static str = "ExactDeviceRequest";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -238,6 +239,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ExactDeviceRequest {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ExactDeviceRequest {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(
             writer,

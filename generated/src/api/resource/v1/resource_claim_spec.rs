@@ -56,6 +56,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaimSpec {
     const NAME: &'static str = "ResourceClaimSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -78,6 +79,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaimSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceClaimSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(
             writer,

@@ -100,6 +100,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaimStatus {
     const NAME: &'static str = "ResourceClaimStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -138,6 +139,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaimStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceClaimStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.allocation);
         if let ::std::option::Option::Some(items) = &self.reserved_for {

@@ -71,6 +71,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimTemplate
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaimTemplate {
     const NAME: &'static str = "ResourceClaimTemplate";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -101,6 +102,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaimTemplate {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceClaimTemplate {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);

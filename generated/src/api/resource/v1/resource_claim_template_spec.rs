@@ -67,6 +67,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceClaimTemplate
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaimTemplateSpec {
     const NAME: &'static str = "ResourceClaimTemplateSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -97,6 +98,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaimTemplateSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceClaimTemplateSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(
             writer,

@@ -87,6 +87,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaint {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceTaint {
     const NAME: &'static str = "DeviceTaint";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -133,6 +134,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceTaint {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceTaint {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.key);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -67,6 +67,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintRuleSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceTaintRuleSpec {
     const NAME: &'static str = "DeviceTaintRuleSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -97,6 +98,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceTaintRuleSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceTaintRuleSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

@@ -69,6 +69,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintRuleStatus
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceTaintRuleStatus {
     const NAME: &'static str = "DeviceTaintRuleStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -91,6 +92,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceTaintRuleStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceTaintRuleStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.conditions {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -80,6 +80,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceTaintSelector {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceTaintSelector {
     const NAME: &'static str = "DeviceTaintSelector";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -118,6 +119,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceTaintSelector {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceTaintSelector {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.driver);
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.pool);

@@ -83,6 +83,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for AllocationResult {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for AllocationResult {
     const NAME: &'static str = "AllocationResult";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -121,6 +122,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for AllocationResult {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for AllocationResult {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box_or_default(
             writer,

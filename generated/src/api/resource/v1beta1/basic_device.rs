@@ -216,6 +216,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for BasicDevice {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for BasicDevice {
     const NAME: &'static str = "BasicDevice";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -318,6 +319,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for BasicDevice {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for BasicDevice {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.attributes);
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 2, &self.capacity);

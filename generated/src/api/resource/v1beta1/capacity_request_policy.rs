@@ -98,6 +98,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CapacityRequestPolicy
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CapacityRequestPolicy {
     const NAME: &'static str = "CapacityRequestPolicy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -136,6 +137,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CapacityRequestPolicy {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CapacityRequestPolicy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.default);
         if let ::std::option::Option::Some(items) = &self.valid_values {

@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CapacityRequestPolicy
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CapacityRequestPolicyRange {
     const NAME: &'static str = "CapacityRequestPolicyRange";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -112,6 +113,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CapacityRequestPolicyRange 
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CapacityRequestPolicyRange {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.min);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.max);

@@ -81,6 +81,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CELDeviceSelector {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CELDeviceSelector {
     const NAME: &'static str = "CELDeviceSelector";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -103,6 +104,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CELDeviceSelector {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CELDeviceSelector {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.expression);
     }

@@ -90,6 +90,7 @@ for DeviceAllocationConfiguration {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceAllocationConfiguration {
     const NAME: &'static str = "DeviceAllocationConfiguration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -140,6 +141,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceAllocationConfigurati
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceAllocationConfiguration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.source);
         if let ::std::option::Option::Some(items) = &self.requests {

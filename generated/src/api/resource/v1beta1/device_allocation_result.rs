@@ -80,6 +80,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceAllocationResul
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceAllocationResult {
     const NAME: &'static str = "DeviceAllocationResult";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -110,6 +111,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceAllocationResult {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceAllocationResult {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.results {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceClaimConfigurat
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClaimConfiguration {
     const NAME: &'static str = "DeviceClaimConfiguration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -116,6 +117,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClaimConfiguration {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClaimConfiguration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.requests {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

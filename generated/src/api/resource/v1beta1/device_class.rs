@@ -73,6 +73,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceClass {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClass {
     const NAME: &'static str = "DeviceClass";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -103,6 +104,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClass {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClass {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);

@@ -95,6 +95,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceClassSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClassSpec {
     const NAME: &'static str = "DeviceClassSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -133,6 +134,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClassSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClassSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.selectors {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -95,6 +95,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceConstraint {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceConstraint {
     const NAME: &'static str = "DeviceConstraint";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -133,6 +134,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceConstraint {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceConstraint {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.requests {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

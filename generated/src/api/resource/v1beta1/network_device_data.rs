@@ -87,6 +87,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for NetworkDeviceData {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkDeviceData {
     const NAME: &'static str = "NetworkDeviceData";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -125,6 +126,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for NetworkDeviceData {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkDeviceData {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

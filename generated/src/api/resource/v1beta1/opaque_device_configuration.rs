@@ -62,6 +62,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for OpaqueDeviceConfigura
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for OpaqueDeviceConfiguration {
     const NAME: &'static str = "OpaqueDeviceConfiguration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -92,6 +93,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for OpaqueDeviceConfiguration {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for OpaqueDeviceConfiguration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.driver);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.parameters);

@@ -82,6 +82,7 @@ for ResourceClaimConsumerReference {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaimConsumerReference {
     const NAME: &'static str = "ResourceClaimConsumerReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -128,6 +129,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceClaimConsumerRefere
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceClaimConsumerReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

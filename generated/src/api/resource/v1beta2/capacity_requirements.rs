@@ -67,6 +67,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CapacityRequirements 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CapacityRequirements {
     const NAME: &'static str = "CapacityRequirements";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -88,6 +89,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CapacityRequirements {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CapacityRequirements {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_map(writer, 1, &self.requests);
     }

@@ -58,6 +58,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceClassConfigurat
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClassConfiguration {
     const NAME: &'static str = "DeviceClassConfiguration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -92,6 +93,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceClassConfiguration {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClassConfiguration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         writer.key(1, ::k8s_client_runtime::protobuf::WireType::Len);
         writer

@@ -58,6 +58,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceCounterConsumpt
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceCounterConsumption {
     const NAME: &'static str = "DeviceCounterConsumption";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -88,6 +89,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceCounterConsumption {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceCounterConsumption {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.counter_set);
         ::k8s_client_runtime::protobuf::encode::map(writer, 2, &self.counters);

@@ -170,6 +170,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceSubRequest {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceSubRequest {
     const NAME: &'static str = "DeviceSubRequest";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -240,6 +241,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceSubRequest {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceSubRequest {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(

@@ -107,6 +107,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeviceToleration {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceToleration {
     const NAME: &'static str = "DeviceToleration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -161,6 +162,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeviceToleration {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceToleration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.key);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -67,6 +67,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourcePool {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourcePool {
     const NAME: &'static str = "ResourcePool";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -105,6 +106,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourcePool {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourcePool {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.generation);

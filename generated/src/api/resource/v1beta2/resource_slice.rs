@@ -79,6 +79,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceSlice {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceSlice {
     const NAME: &'static str = "ResourceSlice";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -109,6 +110,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceSlice {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceSlice {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);

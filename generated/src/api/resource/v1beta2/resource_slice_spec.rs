@@ -159,6 +159,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ResourceSliceSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceSliceSpec {
     const NAME: &'static str = "ResourceSliceSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -237,6 +238,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ResourceSliceSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceSliceSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.driver);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.pool);

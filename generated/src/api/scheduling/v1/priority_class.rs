@@ -102,6 +102,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PriorityClass {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PriorityClass {
     const NAME: &'static str = "PriorityClass";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -156,6 +157,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PriorityClass {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PriorityClass {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.value);

@@ -33,6 +33,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for BasicSchedulingPolicy
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for BasicSchedulingPolicy {
     const NAME: &'static str = "BasicSchedulingPolicy";
+    #[inline]
     fn merge_field(
         &mut self,
         _number: u32,
@@ -45,6 +46,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for BasicSchedulingPolicy {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for BasicSchedulingPolicy {
+    #[inline]
     fn encode_fields(&self, _writer: &mut ::k8s_client_runtime::protobuf::Writer) {}
 }
 /// The apply configuration of [`BasicSchedulingPolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.

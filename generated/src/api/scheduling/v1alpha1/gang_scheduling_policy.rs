@@ -47,6 +47,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for GangSchedulingPolicy 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for GangSchedulingPolicy {
     const NAME: &'static str = "GangSchedulingPolicy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -69,6 +70,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for GangSchedulingPolicy {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for GangSchedulingPolicy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.min_count);
     }

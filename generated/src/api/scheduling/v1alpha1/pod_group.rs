@@ -63,6 +63,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodGroup {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodGroup {
     const NAME: &'static str = "PodGroup";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -93,6 +94,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodGroup {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodGroup {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.policy);

@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for PodGroupPolicy {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for PodGroupPolicy {
     const NAME: &'static str = "PodGroupPolicy";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -104,6 +105,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for PodGroupPolicy {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for PodGroupPolicy {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.basic);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 3, &self.gang);

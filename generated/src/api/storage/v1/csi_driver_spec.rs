@@ -203,6 +203,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIDriverSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CSIDriverSpec {
     const NAME: &'static str = "CSIDriverSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -297,6 +298,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CSIDriverSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CSIDriverSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(writer, 1, &self.attach_required);
         ::k8s_client_runtime::protobuf::encode::option(

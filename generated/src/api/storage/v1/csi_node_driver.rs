@@ -92,6 +92,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSINodeDriver {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CSINodeDriver {
     const NAME: &'static str = "CSINodeDriver";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -138,6 +139,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CSINodeDriver {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CSINodeDriver {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.node_id);

@@ -117,6 +117,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CSIStorageCapacity {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CSIStorageCapacity {
     const NAME: &'static str = "CSIStorageCapacity";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -171,6 +172,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CSIStorageCapacity {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CSIStorageCapacity {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::option_box(

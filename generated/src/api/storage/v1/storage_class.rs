@@ -160,6 +160,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageClass {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StorageClass {
     const NAME: &'static str = "StorageClass";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -237,6 +238,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageClass {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageClass {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.provisioner);

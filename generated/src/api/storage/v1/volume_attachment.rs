@@ -83,6 +83,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachment {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttachment {
     const NAME: &'static str = "VolumeAttachment";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -121,6 +122,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttachment {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeAttachment {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);

@@ -72,6 +72,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachmentSpec 
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttachmentSpec {
     const NAME: &'static str = "VolumeAttachmentSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -110,6 +111,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttachmentSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeAttachmentSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.attacher);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.source);

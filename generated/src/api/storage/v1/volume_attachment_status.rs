@@ -90,6 +90,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttachmentStatu
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttachmentStatus {
     const NAME: &'static str = "VolumeAttachmentStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -135,6 +136,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttachmentStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeAttachmentStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.attached);
         ::k8s_client_runtime::protobuf::encode::option_map(

@@ -70,6 +70,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeError {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeError {
     const NAME: &'static str = "VolumeError";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -108,6 +109,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeError {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeError {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.time);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -82,6 +82,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for VolumeAttributesClass
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttributesClass {
     const NAME: &'static str = "VolumeAttributesClass";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -119,6 +120,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for VolumeAttributesClass {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for VolumeAttributesClass {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.driver_name);

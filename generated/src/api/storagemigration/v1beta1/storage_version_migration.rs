@@ -88,6 +88,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionMigrati
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionMigration {
     const NAME: &'static str = "StorageVersionMigration";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -126,6 +127,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionMigration {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionMigration {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.spec);

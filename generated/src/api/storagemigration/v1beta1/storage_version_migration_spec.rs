@@ -54,6 +54,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StorageVersionMigrati
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionMigrationSpec {
     const NAME: &'static str = "StorageVersionMigrationSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -76,6 +77,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionMigrationSpec
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionMigrationSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.resource);
     }

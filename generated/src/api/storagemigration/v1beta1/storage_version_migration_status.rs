@@ -76,6 +76,7 @@ for StorageVersionMigrationStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionMigrationStatus {
     const NAME: &'static str = "StorageVersionMigrationStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -106,6 +107,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StorageVersionMigrationStat
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StorageVersionMigrationStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.conditions {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -43,6 +43,7 @@ pub struct RawExtension(pub ::serde_json::Value);
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for RawExtension {
     const NAME: &'static str = "RawExtension";
+    #[inline]
     fn merge_field(
         &mut self,
         _number: u32,
@@ -52,6 +53,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for RawExtension {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         reader.skip(wire_type)
     }
+    #[inline]
     fn merge_from(
         &mut self,
         reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
@@ -66,6 +68,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for RawExtension {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for RawExtension {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::special::encode_json_value(writer, &self.0);
     }

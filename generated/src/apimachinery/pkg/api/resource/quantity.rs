@@ -94,6 +94,7 @@ impl ::k8s_client_runtime::map::TextValue for Quantity {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Quantity {
     const NAME: &'static str = "Quantity";
+    #[inline]
     fn merge_field(
         &mut self,
         _number: u32,
@@ -103,6 +104,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Quantity {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         reader.skip(wire_type)
     }
+    #[inline]
     fn merge_from(
         &mut self,
         reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
@@ -114,6 +116,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Quantity {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Quantity {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::special::encode_quantity(writer, &self.0);
     }

@@ -36,6 +36,7 @@ impl<'de> ::serde::Deserialize<'de> for IntOrString {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for IntOrString {
     const NAME: &'static str = "IntOrString";
+    #[inline]
     fn merge_field(
         &mut self,
         _number: u32,
@@ -45,6 +46,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IntOrString {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         reader.skip(wire_type)
     }
+    #[inline]
     fn merge_from(
         &mut self,
         reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
@@ -61,6 +63,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for IntOrString {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for IntOrString {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         let value = match self {
             IntOrString::Int(i) => ::k8s_client_runtime::codec::IntOrStr::Int(*i),

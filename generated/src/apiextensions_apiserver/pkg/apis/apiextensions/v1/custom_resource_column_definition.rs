@@ -103,6 +103,7 @@ for CustomResourceColumnDefinition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceColumnDefinition {
     const NAME: &'static str = "CustomResourceColumnDefinition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -165,6 +166,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceColumnDefinit
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceColumnDefinition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.type_);

@@ -70,6 +70,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CustomResourceConvers
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceConversion {
     const NAME: &'static str = "CustomResourceConversion";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -100,6 +101,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceConversion {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceConversion {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.strategy);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.webhook);

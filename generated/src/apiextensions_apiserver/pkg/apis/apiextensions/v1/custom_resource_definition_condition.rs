@@ -101,6 +101,7 @@ for CustomResourceDefinitionCondition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionCondition {
     const NAME: &'static str = "CustomResourceDefinitionCondition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -163,6 +164,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionCon
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionCondition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);

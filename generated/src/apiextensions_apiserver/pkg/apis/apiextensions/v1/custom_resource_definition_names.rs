@@ -115,6 +115,7 @@ for CustomResourceDefinitionNames {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionNames {
     const NAME: &'static str = "CustomResourceDefinitionNames";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -177,6 +178,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionNam
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionNames {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.plural);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

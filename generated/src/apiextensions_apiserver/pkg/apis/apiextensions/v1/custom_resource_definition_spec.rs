@@ -109,6 +109,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CustomResourceDefinit
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionSpec {
     const NAME: &'static str = "CustomResourceDefinitionSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -171,6 +172,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionSpe
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.group);
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.names);

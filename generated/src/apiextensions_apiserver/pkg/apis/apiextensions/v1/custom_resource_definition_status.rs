@@ -105,6 +105,7 @@ for CustomResourceDefinitionStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionStatus {
     const NAME: &'static str = "CustomResourceDefinitionStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -151,6 +152,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionSta
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.conditions {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -160,6 +160,7 @@ for CustomResourceDefinitionVersion {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionVersion {
     const NAME: &'static str = "CustomResourceDefinitionVersion";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -246,6 +247,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceDefinitionVer
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinitionVersion {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.served);

@@ -79,6 +79,7 @@ for CustomResourceSubresourceScale {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceSubresourceScale {
     const NAME: &'static str = "CustomResourceSubresourceScale";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -117,6 +118,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceSubresourceSc
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceSubresourceScale {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(
             writer,

@@ -35,6 +35,7 @@ for CustomResourceSubresourceStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceSubresourceStatus {
     const NAME: &'static str = "CustomResourceSubresourceStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         _number: u32,
@@ -47,6 +48,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceSubresourceSt
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceSubresourceStatus {
+    #[inline]
     fn encode_fields(&self, _writer: &mut ::k8s_client_runtime::protobuf::Writer) {}
 }
 /// The apply configuration of [`CustomResourceSubresourceStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns.

@@ -78,6 +78,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CustomResourceSubreso
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceSubresources {
     const NAME: &'static str = "CustomResourceSubresources";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -108,6 +109,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceSubresources 
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceSubresources {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.status);
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 2, &self.scale);

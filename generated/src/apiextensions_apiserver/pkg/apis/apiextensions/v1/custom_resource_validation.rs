@@ -60,6 +60,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for CustomResourceValidat
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceValidation {
     const NAME: &'static str = "CustomResourceValidation";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -82,6 +83,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for CustomResourceValidation {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceValidation {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

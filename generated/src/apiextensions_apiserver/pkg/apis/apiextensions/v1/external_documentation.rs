@@ -65,6 +65,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ExternalDocumentation
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ExternalDocumentation {
     const NAME: &'static str = "ExternalDocumentation";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -95,6 +96,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ExternalDocumentation {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ExternalDocumentation {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -6,6 +6,7 @@ pub struct JSON(pub ::serde_json::Value);
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for JSON {
     const NAME: &'static str = "JSON";
+    #[inline]
     fn merge_field(
         &mut self,
         _number: u32,
@@ -15,6 +16,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for JSON {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         reader.skip(wire_type)
     }
+    #[inline]
     fn merge_from(
         &mut self,
         reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
@@ -29,6 +31,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for JSON {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for JSON {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::special::encode_json_value(writer, &self.0);
     }

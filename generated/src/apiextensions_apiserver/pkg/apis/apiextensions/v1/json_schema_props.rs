@@ -548,6 +548,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for JSONSchemaProps {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaProps {
     const NAME: &'static str = "JSONSchemaProps";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -914,6 +915,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaProps {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaProps {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.id);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -24,6 +24,7 @@ impl ::std::default::Default for JSONSchemaPropsOrArray {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaPropsOrArray {
     const NAME: &'static str = "JSONSchemaPropsOrArray";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -74,6 +75,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaPropsOrArray {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaPropsOrArray {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         match self {
             JSONSchemaPropsOrArray::Schema(schema) => {

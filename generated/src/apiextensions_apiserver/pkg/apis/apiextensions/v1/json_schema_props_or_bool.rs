@@ -20,6 +20,7 @@ impl ::std::default::Default for JSONSchemaPropsOrBool {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaPropsOrBool {
     const NAME: &'static str = "JSONSchemaPropsOrBool";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -69,6 +70,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaPropsOrBool {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaPropsOrBool {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         match self {
             JSONSchemaPropsOrBool::Bool(allows) => {

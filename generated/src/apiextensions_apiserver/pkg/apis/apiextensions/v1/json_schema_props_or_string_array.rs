@@ -20,6 +20,7 @@ impl ::std::default::Default for JSONSchemaPropsOrStringArray {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaPropsOrStringArray {
     const NAME: &'static str = "JSONSchemaPropsOrStringArray";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -76,6 +77,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for JSONSchemaPropsOrStringArra
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaPropsOrStringArray {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         match self {
             JSONSchemaPropsOrStringArray::Schema(schema) => {

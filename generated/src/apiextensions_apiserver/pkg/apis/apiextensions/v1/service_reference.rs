@@ -78,6 +78,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceReference {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceReference {
     const NAME: &'static str = "ServiceReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -124,6 +125,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.namespace);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.name);

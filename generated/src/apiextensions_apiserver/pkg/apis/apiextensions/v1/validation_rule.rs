@@ -152,6 +152,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ValidationRule {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ValidationRule {
     const NAME: &'static str = "ValidationRule";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -214,6 +215,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ValidationRule {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ValidationRule {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.rule);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

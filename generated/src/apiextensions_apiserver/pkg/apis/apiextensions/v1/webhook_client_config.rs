@@ -91,6 +91,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WebhookClientConfig {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for WebhookClientConfig {
     const NAME: &'static str = "WebhookClientConfig";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -129,6 +130,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for WebhookClientConfig {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for WebhookClientConfig {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.service);
         ::k8s_client_runtime::protobuf::encode::option(writer, 2, &self.ca_bundle);

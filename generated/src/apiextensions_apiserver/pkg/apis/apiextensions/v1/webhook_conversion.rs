@@ -73,6 +73,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WebhookConversion {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for WebhookConversion {
     const NAME: &'static str = "WebhookConversion";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -103,6 +104,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for WebhookConversion {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for WebhookConversion {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(
             writer,

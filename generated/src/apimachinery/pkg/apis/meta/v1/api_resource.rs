@@ -149,6 +149,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIResource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for APIResource {
     const NAME: &'static str = "APIResource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -243,6 +244,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for APIResource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for APIResource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.namespaced);

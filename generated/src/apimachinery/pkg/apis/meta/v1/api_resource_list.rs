@@ -69,6 +69,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIResourceList {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for APIResourceList {
     const NAME: &'static str = "APIResourceList";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -99,6 +100,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for APIResourceList {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for APIResourceList {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.group_version);
         ::k8s_client_runtime::protobuf::encode::repeated(writer, 2, &self.resources);

@@ -90,6 +90,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Condition {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Condition {
     const NAME: &'static str = "Condition";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -152,6 +153,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Condition {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Condition {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.status);

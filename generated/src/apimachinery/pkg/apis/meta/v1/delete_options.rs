@@ -140,6 +140,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for DeleteOptions {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for DeleteOptions {
     const NAME: &'static str = "DeleteOptions";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -202,6 +203,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for DeleteOptions {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for DeleteOptions {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option(
             writer,

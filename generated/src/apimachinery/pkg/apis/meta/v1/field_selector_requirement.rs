@@ -71,6 +71,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for FieldSelectorRequirem
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for FieldSelectorRequirement {
     const NAME: &'static str = "FieldSelectorRequirement";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -109,6 +110,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for FieldSelectorRequirement {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for FieldSelectorRequirement {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.key);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.operator);

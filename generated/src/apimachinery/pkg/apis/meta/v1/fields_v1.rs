@@ -10,6 +10,7 @@ pub struct FieldsV1(pub ::k8s_client_runtime::codec::RawJson);
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for FieldsV1 {
     const NAME: &'static str = "FieldsV1";
+    #[inline]
     fn merge_field(
         &mut self,
         _number: u32,
@@ -19,6 +20,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for FieldsV1 {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         reader.skip(wire_type)
     }
+    #[inline]
     fn merge_from(
         &mut self,
         reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
@@ -30,6 +32,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for FieldsV1 {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for FieldsV1 {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::special::encode_raw_json(writer, &self.0);
     }

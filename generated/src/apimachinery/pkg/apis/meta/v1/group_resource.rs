@@ -58,6 +58,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for GroupResource {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for GroupResource {
     const NAME: &'static str = "GroupResource";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -88,6 +89,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for GroupResource {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for GroupResource {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.group);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.resource);

@@ -74,6 +74,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LabelSelector {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LabelSelector {
     const NAME: &'static str = "LabelSelector";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -103,6 +104,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LabelSelector {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LabelSelector {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_map(
             writer,

@@ -71,6 +71,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for LabelSelectorRequirem
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for LabelSelectorRequirement {
     const NAME: &'static str = "LabelSelectorRequirement";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -109,6 +110,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for LabelSelectorRequirement {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for LabelSelectorRequirement {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.key);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.operator);

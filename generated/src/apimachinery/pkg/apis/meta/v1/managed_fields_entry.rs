@@ -121,6 +121,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ManagedFieldsEntry {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ManagedFieldsEntry {
     const NAME: &'static str = "ManagedFieldsEntry";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -191,6 +192,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ManagedFieldsEntry {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ManagedFieldsEntry {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

@@ -50,6 +50,7 @@ impl ::std::default::Default for MicroTime {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for MicroTime {
     const NAME: &'static str = "MicroTime";
+    #[inline]
     fn merge_field(
         &mut self,
         _number: u32,
@@ -59,6 +60,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MicroTime {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         reader.skip(wire_type)
     }
+    #[inline]
     fn merge_from(
         &mut self,
         reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
@@ -72,6 +74,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for MicroTime {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for MicroTime {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::special::encode_micro_time(writer, self.0);
     }

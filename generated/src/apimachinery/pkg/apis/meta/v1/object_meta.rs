@@ -240,6 +240,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ObjectMeta {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ObjectMeta {
     const NAME: &'static str = "ObjectMeta";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -372,6 +373,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ObjectMeta {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ObjectMeta {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

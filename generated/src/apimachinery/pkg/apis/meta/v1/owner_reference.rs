@@ -93,6 +93,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for OwnerReference {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for OwnerReference {
     const NAME: &'static str = "OwnerReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -155,6 +156,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for OwnerReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for OwnerReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.kind);
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.name);

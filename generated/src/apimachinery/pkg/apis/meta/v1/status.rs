@@ -116,6 +116,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Status {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Status {
     const NAME: &'static str = "Status";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -178,6 +179,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Status {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Status {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.metadata);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

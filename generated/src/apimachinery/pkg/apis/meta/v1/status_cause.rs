@@ -80,6 +80,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatusCause {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StatusCause {
     const NAME: &'static str = "StatusCause";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -118,6 +119,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StatusCause {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StatusCause {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,

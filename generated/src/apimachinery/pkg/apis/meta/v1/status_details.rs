@@ -114,6 +114,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for StatusDetails {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for StatusDetails {
     const NAME: &'static str = "StatusDetails";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -176,6 +177,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for StatusDetails {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for StatusDetails {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 1, &self.name);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

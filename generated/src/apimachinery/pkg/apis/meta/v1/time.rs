@@ -50,6 +50,7 @@ impl ::std::default::Default for Time {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for Time {
     const NAME: &'static str = "Time";
+    #[inline]
     fn merge_field(
         &mut self,
         _number: u32,
@@ -59,6 +60,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Time {
     ) -> ::std::result::Result<(), ::k8s_client_runtime::protobuf::Error> {
         reader.skip(wire_type)
     }
+    #[inline]
     fn merge_from(
         &mut self,
         reader: &mut ::k8s_client_runtime::protobuf::Reader<'_>,
@@ -70,6 +72,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for Time {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for Time {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::special::encode_time(writer, self.0);
     }

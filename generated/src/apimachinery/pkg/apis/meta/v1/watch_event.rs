@@ -59,6 +59,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WatchEvent {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for WatchEvent {
     const NAME: &'static str = "WatchEvent";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -89,6 +90,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for WatchEvent {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for WatchEvent {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::value(writer, 1, &self.type_);
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.object);

@@ -109,6 +109,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIServiceSpec {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for APIServiceSpec {
     const NAME: &'static str = "APIServiceSpec";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -179,6 +180,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for APIServiceSpec {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for APIServiceSpec {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 1, &self.service);
         ::k8s_client_runtime::protobuf::encode::option_or_default(

@@ -60,6 +60,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIServiceStatus {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for APIServiceStatus {
     const NAME: &'static str = "APIServiceStatus";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -82,6 +83,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for APIServiceStatus {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for APIServiceStatus {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         if let ::std::option::Option::Some(items) = &self.conditions {
             ::k8s_client_runtime::protobuf::encode::repeated(writer, 1, items);

@@ -72,6 +72,7 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for ServiceReference {
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceReference {
     const NAME: &'static str = "ServiceReference";
+    #[inline]
     fn merge_field(
         &mut self,
         number: u32,
@@ -110,6 +111,7 @@ impl ::k8s_client_runtime::protobuf::DecodeProto for ServiceReference {
 }
 #[cfg(feature = "protobuf")]
 impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceReference {
+    #[inline]
     fn encode_fields(&self, writer: &mut ::k8s_client_runtime::protobuf::Writer) {
         ::k8s_client_runtime::protobuf::encode::option_or_default(
             writer,
