@@ -129,97 +129,102 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
-    let env = match &args.kubeconfig {
-        Some(kubeconfig) => TestEnv::attach(kubeconfig),
-        None => {
-            eprintln!("bench-peers: starting the apiserver");
-            TestEnv::start()
-        }
-    };
-    let kubeconfig = env.kubeconfig_path();
-    let kc = path_str(&kubeconfig)?.to_owned();
-    let apiserver = env.version().to_owned();
-    let clientset = Clientset::new(admin_client(&kubeconfig)?);
-    let pods = cluster::populate(&clientset, &list, total_pods, 10).await?;
-    let expect = pods.len().to_string();
-
-    if wanted("sync") {
-        eprintln!("bench-peers: informer sync ({total_pods} pods, {runs} runs)");
-        // (peer, rows, flags): each peer as it comes and with managedFields
-        // dropped. client-go's clients of built-in kinds talk protobuf unless
-        // told otherwise, as ours do; both also run forced to JSON, which
-        // kube-rs always speaks (its runs count in both rows).
-        // Ours drops managedFields by default (the flag is accepted and
-        // ignored) and speaks protobuf unless `--json`.
-        // Ours also with the DeltaFIFO, the queue its informers used before
-        // the RealFIFO (as client-go's before 1.33). Placed right after
-        // ours by default it measured 0.46 s against 0.78 s, while 10 runs
-        // alternating the two gave both 0.75 s: a protobuf sync right after
-        // another came out faster. Like ours by default, it runs after a
-        // JSON sync.
-        // Metadata only: ours, client-go's metadatainformer and kube-rs's
-        // watcher of `PartialObjectMeta<Pod>`, all without managedFields
-        // (ours drops them by default).
-        let variants: [(&Program, &[&str], &[&str]); 12] = [
-            (&ours, &["default", "managedFields dropped"], &[]),
-            (&ours, &["JSON", "JSON, managedFields dropped"], &["--json"]),
-            (&client_go, &["default"], &[]),
-            (&kube_rs, &["default", "JSON"], &[]),
-            (&client_go, &["managedFields dropped"], &["--drop-managed-fields"]),
-            (&kube_rs, &["managedFields dropped", "JSON, managedFields dropped"], &["--drop-managed-fields"]),
-            (&client_go, &["JSON"], &["--json"]),
-            (&ours, &["DeltaFIFO"], &["--queue", "delta-fifo"]),
-            (&client_go, &["JSON, managedFields dropped"], &["--json", "--drop-managed-fields"]),
-            (&ours, &["metadata only"], &["--metadata"]),
-            (&client_go, &["metadata only"], &["--metadata", "--drop-managed-fields"]),
-            (&kube_rs, &["metadata only"], &["--metadata", "--drop-managed-fields"]),
-        ];
-        for _ in 0..runs {
-            for (p, labels, flags) in variants {
-                let mut argv = vec!["sync", "--kubeconfig", &kc, "--expect", &expect];
-                argv.extend_from_slice(flags);
-                let f = p.run(&argv)?;
-                for label in labels {
-                    let workload = format!("sync, {label}");
-                    samples.add(&workload, "time to synced, s", p.peer, f.num("synced_s")?);
-                    samples.add(&workload, "RSS per cached pod, bytes", p.peer, f.num("rss_per_pod_bytes")?);
-                    samples.add(&workload, "RSS after sync, MiB", p.peer, f.num("rss_after_kib")? / 1024.0);
-                    samples.add(&workload, "peak RSS, MiB", p.peer, f.num("peak_rss_kib")? / 1024.0);
-                }
+    // Only the informer workloads need the apiserver and its pods (about
+    // two minutes to start and fill).
+    let mut apiserver = String::from("not started");
+    if wanted("sync") || wanted("churn") {
+        let env = match &args.kubeconfig {
+            Some(kubeconfig) => TestEnv::attach(kubeconfig),
+            None => {
+                eprintln!("bench-peers: starting the apiserver");
+                TestEnv::start()
             }
-        }
-    }
+        };
+        let kubeconfig = env.kubeconfig_path();
+        let kc = path_str(&kubeconfig)?.to_owned();
+        apiserver = env.version().to_owned();
+        let clientset = Clientset::new(admin_client(&kubeconfig)?);
+        let pods = cluster::populate(&clientset, &list, total_pods, 10).await?;
+        let expect = pods.len().to_string();
 
-    if wanted("churn") {
-        eprintln!("bench-peers: churn ({churn_rate}/s for {churn_seconds} s, {runs} runs)");
-        let duration = churn_seconds.to_string();
-        for _ in 0..runs {
-            // (program, row, extra flags): ours also with the DeltaFIFO.
-            let variants: [(&Program, &str, &[&str]); 4] = [
-                (&ours, "churn", &[]),
-                (&ours, "churn, DeltaFIFO", &["--queue", "delta-fifo"]),
-                (&client_go, "churn", &[]),
-                (&kube_rs, "churn", &[]),
+        if wanted("sync") {
+            eprintln!("bench-peers: informer sync ({total_pods} pods, {runs} runs)");
+            // (peer, rows, flags): each peer as it comes and with managedFields
+            // dropped. client-go's clients of built-in kinds talk protobuf unless
+            // told otherwise, as ours do; both also run forced to JSON, which
+            // kube-rs always speaks (its runs count in both rows).
+            // Ours drops managedFields by default (the flag is accepted and
+            // ignored) and speaks protobuf unless `--json`.
+            // Ours also with the DeltaFIFO, the queue its informers used before
+            // the RealFIFO (as client-go's before 1.33). Placed right after
+            // ours by default it measured 0.46 s against 0.78 s, while 10 runs
+            // alternating the two gave both 0.75 s: a protobuf sync right after
+            // another came out faster. Like ours by default, it runs after a
+            // JSON sync.
+            // Metadata only: ours, client-go's metadatainformer and kube-rs's
+            // watcher of `PartialObjectMeta<Pod>`, all without managedFields
+            // (ours drops them by default).
+            let variants: [(&Program, &[&str], &[&str]); 12] = [
+                (&ours, &["default", "managedFields dropped"], &[]),
+                (&ours, &["JSON", "JSON, managedFields dropped"], &["--json"]),
+                (&client_go, &["default"], &[]),
+                (&kube_rs, &["default", "JSON"], &[]),
+                (&client_go, &["managedFields dropped"], &["--drop-managed-fields"]),
+                (&kube_rs, &["managedFields dropped", "JSON, managedFields dropped"], &["--drop-managed-fields"]),
+                (&client_go, &["JSON"], &["--json"]),
+                (&ours, &["DeltaFIFO"], &["--queue", "delta-fifo"]),
+                (&client_go, &["JSON, managedFields dropped"], &["--json", "--drop-managed-fields"]),
+                (&ours, &["metadata only"], &["--metadata"]),
+                (&client_go, &["metadata only"], &["--metadata", "--drop-managed-fields"]),
+                (&kube_rs, &["metadata only"], &["--metadata", "--drop-managed-fields"]),
             ];
-            for (p, row, flags) in variants {
-                let mut argv = vec!["churn", "--kubeconfig", &kc, "--expect", &expect, "--duration", &duration];
-                argv.extend_from_slice(flags);
-                let running = p.start(&argv).await?;
-                let writes =
-                    cluster::churn_writer(&clientset, &pods, churn_rate, Duration::from_secs_f64(churn_seconds));
-                let (f, written) = running.finish_after(writes).await?;
-                samples.add(row, "events delivered, per s", p.peer, f.num("events_per_s")?);
-                samples.add(row, "latency p50, ms", p.peer, f.num("p50_ms")?);
-                samples.add(row, "latency p99, ms", p.peer, f.num("p99_ms")?);
-                samples.add(row, "informer CPU, s", p.peer, f.num("cpu_s")?);
-                let events = f.num("events")? as usize;
-                if events < written {
-                    return Err(format!("{}: {events} update events for {written} writes", p.peer.name()).into());
+            for _ in 0..runs {
+                for (p, labels, flags) in variants {
+                    let mut argv = vec!["sync", "--kubeconfig", &kc, "--expect", &expect];
+                    argv.extend_from_slice(flags);
+                    let f = p.run(&argv)?;
+                    for label in labels {
+                        let workload = format!("sync, {label}");
+                        samples.add(&workload, "time to synced, s", p.peer, f.num("synced_s")?);
+                        samples.add(&workload, "RSS per cached pod, bytes", p.peer, f.num("rss_per_pod_bytes")?);
+                        samples.add(&workload, "RSS after sync, MiB", p.peer, f.num("rss_after_kib")? / 1024.0);
+                        samples.add(&workload, "peak RSS, MiB", p.peer, f.num("peak_rss_kib")? / 1024.0);
+                    }
                 }
             }
         }
+
+        if wanted("churn") {
+            eprintln!("bench-peers: churn ({churn_rate}/s for {churn_seconds} s, {runs} runs)");
+            let duration = churn_seconds.to_string();
+            for _ in 0..runs {
+                // (program, row, extra flags): ours also with the DeltaFIFO.
+                let variants: [(&Program, &str, &[&str]); 4] = [
+                    (&ours, "churn", &[]),
+                    (&ours, "churn, DeltaFIFO", &["--queue", "delta-fifo"]),
+                    (&client_go, "churn", &[]),
+                    (&kube_rs, "churn", &[]),
+                ];
+                for (p, row, flags) in variants {
+                    let mut argv = vec!["churn", "--kubeconfig", &kc, "--expect", &expect, "--duration", &duration];
+                    argv.extend_from_slice(flags);
+                    let running = p.start(&argv).await?;
+                    let writes =
+                        cluster::churn_writer(&clientset, &pods, churn_rate, Duration::from_secs_f64(churn_seconds));
+                    let (f, written) = running.finish_after(writes).await?;
+                    samples.add(row, "events delivered, per s", p.peer, f.num("events_per_s")?);
+                    samples.add(row, "latency p50, ms", p.peer, f.num("p50_ms")?);
+                    samples.add(row, "latency p99, ms", p.peer, f.num("p99_ms")?);
+                    samples.add(row, "informer CPU, s", p.peer, f.num("cpu_s")?);
+                    let events = f.num("events")? as usize;
+                    if events < written {
+                        return Err(format!("{}: {events} update events for {written} writes", p.peer.name()).into());
+                    }
+                }
+            }
+        }
+        drop(env);
     }
-    drop(env);
 
     if wanted("workqueue") {
         eprintln!("bench-peers: workqueue ({queue_items} items, {runs} runs)");
