@@ -4,8 +4,9 @@
 //! chart under `--out`. `make bench-smoke` runs it at 1/100 scale.
 //!
 //! The programs follow `bench/peers/PROTOCOL.md`; this harness starts the
-//! apiserver, creates the pods, drives the churn writer and builds the
-//! minimal pod-informer programs of the build workload.
+//! apiserver and creates the pods (when sync or churn is asked for), drives
+//! the churn writer and builds the minimal pod-informer programs of the
+//! build workload.
 
 mod cluster;
 mod programs;
