@@ -57,13 +57,16 @@
 //! Measured with the `workqueue` workload of `k8s-client-peer` against
 //! client-go's program (200,000 distinct keys added by one task, got,
 //! forgotten and done by the workers; each program runs them once to warm
-//! up, then five times, and reports the median) in two runs of `make
-//! bench-peers` on 2 cores: 2.16x and 2.14x client-go's throughput with 1
-//! worker (e.g. 5.7 M against 2.7 M items/s), 1.52x and 1.85x with 4
-//! (3.6 M against 2.4 M), where the previous layout did 0.7x and 0.9x.
-//! With four workers on two cores the lock is contended (parking_lot's
-//! slow path and the kernel's scheduler are a third of the profile); the
-//! standard library's mutex measured slower. With one worker the tokio
+//! up, then five times, and reports the median) in three runs of `make
+//! bench-peers` on 2 cores: 2.16x, 2.14x and 1.97x client-go's throughput
+//! with 1 worker (e.g. 5.7 M against 2.7 M items/s), 1.52x, 1.85x and
+//! 1.63x with 4 (3.6 M against 2.4 M), where the previous layout did 0.7x
+//! and 0.9x. With four workers on two cores the lock is contended
+//! (parking_lot's slow path and the kernel's scheduler are a third of the
+//! profile): pinned to one core the same program does 4.8-5.7 M with four
+//! workers. The standard library's mutex, spinning before parking, and a
+//! lock-free FIFO with sharded key states all measured slower (figures in
+//! `docs/peers.md`). With one worker the tokio
 //! scheduler runs the producer and the woken worker on one thread, so the
 //! whole burst is queued before it is drained; client-go spreads the same
 //! work over both cores.
