@@ -209,3 +209,98 @@ async fn get_list_pages_patch_and_delete_metadata_only() {
         MetadataClient::namespaced_with(client, &ns, &widgets()).get("w", &GetOptions::default()).await.unwrap();
     assert_eq!((widget.kind.as_str(), app_label(&widget)), (metadata::KIND, Some("x")));
 }
+
+/// The metadata client speaks protobuf by default (client-go's metadata
+/// client asks for `application/vnd.kubernetes.protobuf;as=PartialObjectMetadata…`)
+/// and reads exactly what a client configured for JSON reads: gets, lists
+/// and watch events of pods with labels, annotations, an owner,
+/// finalizers, a deletion timestamp and managedFields, and of the
+/// `widgets` custom resource.
+#[tokio::test]
+async fn metadata_over_protobuf_reads_what_json_reads() {
+    use futures_util::StreamExt as _;
+    use k8s_client_runtime::config::ContentType;
+    use k8s_client_runtime::rest::WatchEvent;
+
+    support::install_crds(&support::test_crds()).await;
+    let ns = support::namespace("metadata-protobuf");
+    let client = support::client();
+    let mut json_config = support::config_for(support::env(), None);
+    json_config.content_type = ContentType::Json;
+    let json_client = k8s_client_runtime::Client::new(json_config).unwrap();
+
+    let dynamic = DynamicClient::namespaced_with(client.clone(), &ns, &pods());
+    let owner = dynamic.create(&object(&pods(), "owner", "web"), &CreateOptions::default()).await.unwrap();
+    for i in 0..3 {
+        let mut pod = object(&pods(), &format!("pod-{i}"), "web");
+        pod.metadata.annotations =
+            Some(k8s_client_runtime::Map::from([("example.com/note", "an annotation longer than sixteen bytes")]));
+        pod.metadata.other.insert("finalizers".into(), json!(["example.com/hold"]));
+        pod.metadata.other.insert(
+            "ownerReferences".into(),
+            json!([{"apiVersion": "v1", "kind": "Pod", "name": "owner", "uid": owner.metadata.uid, "controller": true}]),
+        );
+        dynamic.create(&pod, &CreateOptions::default()).await.unwrap();
+    }
+    // One being deleted, held by its finalizer.
+    dynamic.delete("pod-2", &DeleteOptions::default()).await.unwrap();
+
+    for resource in [pods(), widgets()] {
+        if resource.plural == "widgets" {
+            let widgets_dynamic = DynamicClient::namespaced_with(client.clone(), &ns, &widgets());
+            widgets_dynamic.create(&object(&widgets(), "w", "x"), &CreateOptions::default()).await.unwrap();
+        }
+        // What the apiserver answers to that Accept: protobuf, for the
+        // built-in kind and the custom resource alike.
+        let prefix = if resource.group.is_empty() { "/api/v1".to_owned() } else { "/apis/example.com/v1".to_owned() };
+        let raw = client
+            .get(format!("{prefix}/namespaces/{ns}/{}", resource.plural))
+            .accept(metadata::ACCEPT_PROTOBUF.list)
+            .bytes()
+            .await
+            .unwrap();
+        assert!(raw.starts_with(b"k8s\0"), "{} answered {:?}", resource.plural, &raw[..raw.len().min(40)]);
+
+        let protobuf = MetadataClient::namespaced_with(client.clone(), &ns, &resource);
+        let json = MetadataClient::namespaced_with(json_client.clone(), &ns, &resource);
+        assert_eq!((protobuf.content_type(), json.content_type()), (ContentType::Protobuf, ContentType::Json));
+
+        let (over_protobuf, over_json) =
+            (protobuf.list(&ListOptions::default()).await.unwrap(), json.list(&ListOptions::default()).await.unwrap());
+        assert!(!over_protobuf.items.is_empty());
+        assert_eq!(over_protobuf.items, over_json.items, "{} listed", resource.plural);
+        assert!(over_protobuf.items.iter().all(|o| o.metadata.managed_fields.is_some()));
+        let name = over_protobuf.items[0].name().unwrap().to_owned();
+        assert_eq!(
+            protobuf.get(&name, &GetOptions::default()).await.unwrap(),
+            json.get(&name, &GetOptions::default()).await.unwrap(),
+            "{} got",
+            resource.plural
+        );
+
+        // A watch from the list's version sees a label change the same way.
+        let from = ListOptions { resource_version: over_json.metadata.resource_version.clone(), ..Default::default() };
+        let (mut watch_protobuf, mut watch_json) =
+            (protobuf.watch(&from).await.unwrap(), json.watch(&from).await.unwrap());
+        let patch = Patch::Merge(json!({"metadata": {"labels": {"app": "changed"}}}));
+        MetadataClient::namespaced_with(client.clone(), &ns, &resource)
+            .patch(&name, &patch, &PatchOptions::default())
+            .await
+            .unwrap();
+        let next = |event: Option<Result<WatchEvent<PartialObjectMetadata>, _>>| match event {
+            Some(Ok(WatchEvent::Modified(o))) => o,
+            other => panic!("expected MODIFIED, got {other:?}"),
+        };
+        let seen_protobuf = next(tokio::time::timeout(Duration::from_secs(30), watch_protobuf.next()).await.unwrap());
+        let seen_json = next(tokio::time::timeout(Duration::from_secs(30), watch_json.next()).await.unwrap());
+        assert_eq!(app_label(&seen_protobuf), Some("changed"));
+        assert_eq!(seen_protobuf, seen_json, "{} watched", resource.plural);
+    }
+    let pods_metadata = MetadataClient::namespaced_with(client.clone(), &ns, &pods());
+    let held = pods_metadata.get("pod-2", &GetOptions::default()).await.unwrap();
+    assert!(held.metadata().is_being_deleted());
+    for i in 0..3 {
+        let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
+        dynamic.patch(&format!("pod-{i}"), &release, &PatchOptions::default()).await.unwrap();
+    }
+}

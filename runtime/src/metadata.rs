@@ -19,9 +19,11 @@
 //!   or finalizers, with a merge or JSON patch), delete and
 //!   delete_collection of any resource, named by a [`DynamicResource`]
 //!   (group, version, plural, scope). Requests ask for
-//!   `application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1` (lists
-//!   for `PartialObjectMetadataList`), then plain JSON: a server that
-//!   cannot transform answers with whole objects, of which only the
+//!   `application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`
+//!   (lists for `PartialObjectMetadataList`), then the same in JSON, then
+//!   plain JSON, as client-go's metadata client does ([`ACCEPT_PROTOBUF`]);
+//!   with a client configured for JSON only, JSON ([`ACCEPT`]). A server
+//!   that cannot transform answers with whole objects, of which only the
 //!   metadata is decoded.
 //! * [`MetadataInformerFactory`] hands out one
 //!   [`SharedIndexInformer<PartialObjectMetadata>`](crate::cache::SharedIndexInformer)
@@ -64,11 +66,12 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::codec::CompactTimestamp;
 #[cfg(doc)]
 use crate::object::DynamicResource;
-use crate::object::{AcceptAs, Metadata, Object, ObjectList, metadata_field};
+use crate::object::{AcceptAs, Metadata, Object, ObjectList, ProtobufAs, metadata_field};
 use crate::rest::ResourceClient;
 use crate::{LeanString, Map, ThinVec};
 
 mod factory;
+mod protobuf;
 #[cfg(test)]
 mod tests;
 
@@ -81,11 +84,24 @@ pub const KIND: &str = "PartialObjectMetadata";
 /// `kind` of [`PartialObjectMetadataList`].
 pub const LIST_KIND: &str = "PartialObjectMetadataList";
 
-/// What a [`MetadataClient`] accepts: the metadata-only representation,
-/// else plain JSON (as client-go's metadata client, without protobuf).
+/// What a [`MetadataClient`] accepts when it speaks JSON (its client's
+/// [`content_type`](crate::Client::content_type) is JSON): the
+/// metadata-only representation, else plain JSON.
 pub const ACCEPT: AcceptAs = AcceptAs {
     object: "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json",
     list: "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
+};
+
+/// What a [`MetadataClient`] accepts when it speaks protobuf (the default,
+/// as client-go's metadata client): the metadata-only representation in
+/// protobuf, else in JSON, else plain JSON (a server that cannot
+/// transform answers with whole objects, of which only the metadata is
+/// decoded, in either format).
+pub const ACCEPT_PROTOBUF: AcceptAs = AcceptAs {
+    object: "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,\
+             application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json",
+    list: "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,\
+           application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
 };
 
 /// The client of the metadata of one resource's objects: the same
@@ -234,14 +250,16 @@ where
     Ok(Option::<Vec<T>>::deserialize(deserializer)?.map(ThinVec::from_iter))
 }
 
+/// A `metav1.Time` in its JSON form.
+#[derive(Serialize, Deserialize)]
+struct Time(#[serde(with = "crate::codec::time")] CompactTimestamp);
+
 /// `#[serde(with = ...)]` for an optional `metav1.Time`.
 mod optional_time {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+    use super::Time;
     use crate::codec::CompactTimestamp;
-
-    #[derive(Serialize, Deserialize)]
-    struct Time(#[serde(with = "crate::codec::time")] CompactTimestamp);
 
     pub(super) fn serialize<S: Serializer>(t: &Option<CompactTimestamp>, s: S) -> Result<S::Ok, S::Error> {
         t.map(Time).serialize(s)
@@ -320,6 +338,11 @@ impl Object for PartialObjectMetadata {
     /// [`ACCEPT`]: the metadata only, else the whole object.
     fn accept_as() -> Option<AcceptAs> {
         Some(ACCEPT)
+    }
+
+    /// [`ACCEPT_PROTOBUF`], read by the codec of `metadata/protobuf.rs`.
+    fn protobuf_as() -> Option<ProtobufAs<Self>> {
+        Some(ProtobufAs { codec: protobuf::CODEC, accept: ACCEPT_PROTOBUF })
     }
 }
 

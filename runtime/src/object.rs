@@ -201,6 +201,20 @@ pub trait Object {
         None
     }
 
+    /// The protobuf codec of a type read from any resource, with the
+    /// `Accept` headers asking for it (the metadata-only
+    /// [`PartialObjectMetadata`](crate::metadata::PartialObjectMetadata),
+    /// as client-go's metadata client asks); `None`, the default: a
+    /// [`ResourceClient`](crate::rest::ResourceClient) made with
+    /// `for_resource` speaks JSON. Typed kinds speak protobuf through
+    /// [`Resource::PROTOBUF`] instead.
+    fn protobuf_as() -> Option<ProtobufAs<Self>>
+    where
+        Self: Sized,
+    {
+        None
+    }
+
     /// `metadata.name`.
     fn name(&self) -> Option<&str> {
         self.metadata().name()
@@ -213,6 +227,17 @@ pub trait Object {
     fn resource_version(&self) -> Option<&str> {
         self.metadata().resource_version()
     }
+}
+
+/// What [`Object::protobuf_as`] gives: the codec of a type read from any
+/// resource and the `Accept` headers asking for it in protobuf (then in
+/// JSON, then plain JSON).
+#[derive(Debug)]
+pub struct ProtobufAs<K> {
+    /// Decodes and encodes the type.
+    pub codec: crate::protobuf::Codec<K>,
+    /// The `Accept` headers of requests for one object and for a list.
+    pub accept: AcceptAs,
 }
 
 /// The `Accept` headers of an object type asking the apiserver for another

@@ -120,8 +120,10 @@ fn bad_metadata_names_the_field() {
     assert!(err.to_string().contains("yesterday") || err.to_string().contains("time"), "{err}");
 }
 
-#[tokio::test]
-async fn requests_accept_the_metadata_representation() {
+/// Runs every verb of a metadata client against a server answering JSON,
+/// its client configured for `content_type`; returns each request's
+/// method, path and `Accept` header.
+async fn metadata_verbs_accepting(content_type: crate::config::ContentType) -> Vec<(String, String)> {
     let server = TestServer::start(|r, _| match (r.method.as_str(), r.path.as_str()) {
         ("GET", p) if p.contains("watch=true") => Reply::Chunks {
             status: 200,
@@ -147,7 +149,11 @@ async fn requests_accept_the_metadata_representation() {
         ),
     })
     .await;
-    let client = MetadataClient::namespaced_with(server.client(), "ns", &widgets());
+    let mut config = crate::config::Config::new(server.url.parse().unwrap());
+    config.qps = 0.0;
+    config.content_type = content_type;
+    let client = MetadataClient::namespaced_with(crate::rest::Client::new(config).unwrap(), "ns", &widgets());
+    assert_eq!(client.content_type(), content_type);
     let list = client.list(&ListOptions::default()).await.unwrap();
     assert_eq!(list.items.len(), 2);
     assert_eq!(list.items[1].metadata.uid.as_deref(), Some("uid-b"));
@@ -161,26 +167,44 @@ async fn requests_accept_the_metadata_representation() {
     assert!(matches!(&events[1], Ok(WatchEvent::Deleted(o)) if o.resource_version() == Some("8")));
     client.delete("a", &DeleteOptions::default()).await.unwrap();
     client.delete_collection(&DeleteOptions::default(), &ListOptions::default()).await.unwrap();
-
-    let accepts: Vec<(String, String)> = server
+    server
         .requests()
         .iter()
         .map(|r| {
             (format!("{} {}", r.method, r.path.split('?').next().unwrap()), r.header("accept").unwrap().to_owned())
         })
-        .collect();
-    let (object, list) = (ACCEPT.object.to_owned(), ACCEPT.list.to_owned());
+        .collect()
+}
+
+/// The requests of every verb, as `accept` asks for one object and a list.
+fn expected_accepts(accept: AcceptAs) -> Vec<(String, String)> {
+    let (object, list) = (accept.object.to_owned(), accept.list.to_owned());
+    vec![
+        ("GET /apis/example.com/v1/namespaces/ns/widgets".into(), list.clone()),
+        ("GET /apis/example.com/v1/namespaces/ns/widgets/a".into(), object.clone()),
+        ("PATCH /apis/example.com/v1/namespaces/ns/widgets/a".into(), object.clone()),
+        ("GET /apis/example.com/v1/namespaces/ns/widgets".into(), object.clone()),
+        ("DELETE /apis/example.com/v1/namespaces/ns/widgets/a".into(), object),
+        ("DELETE /apis/example.com/v1/namespaces/ns/widgets".into(), list),
+    ]
+}
+
+#[tokio::test]
+async fn requests_accept_the_metadata_representation_in_protobuf_then_json() {
+    let accepts = metadata_verbs_accepting(crate::config::ContentType::Protobuf).await;
+    assert_eq!(accepts, expected_accepts(ACCEPT_PROTOBUF));
     assert_eq!(
-        accepts,
-        vec![
-            ("GET /apis/example.com/v1/namespaces/ns/widgets".into(), list.clone()),
-            ("GET /apis/example.com/v1/namespaces/ns/widgets/a".into(), object.clone()),
-            ("PATCH /apis/example.com/v1/namespaces/ns/widgets/a".into(), object.clone()),
-            ("GET /apis/example.com/v1/namespaces/ns/widgets".into(), object.clone()),
-            ("DELETE /apis/example.com/v1/namespaces/ns/widgets/a".into(), object),
-            ("DELETE /apis/example.com/v1/namespaces/ns/widgets".into(), list),
-        ]
+        ACCEPT_PROTOBUF.object,
+        "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,\
+         application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json"
     );
+    assert!(ACCEPT_PROTOBUF.list.starts_with("application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;"));
+}
+
+#[tokio::test]
+async fn a_client_configured_for_json_accepts_the_metadata_representation_in_json() {
+    let accepts = metadata_verbs_accepting(crate::config::ContentType::Json).await;
+    assert_eq!(accepts, expected_accepts(ACCEPT));
     assert_eq!(ACCEPT.object, "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json");
     assert_eq!(ACCEPT.list, "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json");
 }
@@ -234,6 +258,74 @@ async fn the_factory_shares_one_informer_per_resource_and_drops_managed_fields()
     let requests = server.requests();
     let streams = requests.iter().filter(|r| r.path.contains("sendInitialEvents=true")).count();
     assert_eq!(streams, 2, "one watch-list per resource");
-    assert!(requests.iter().all(|r| r.header("accept") == Some(ACCEPT.object)), "watches ask for the metadata");
+    // In protobuf, as the server.client() speaks by default.
+    assert!(
+        requests.iter().all(|r| r.header("accept") == Some(ACCEPT_PROTOBUF.object)),
+        "watches ask for the metadata"
+    );
     factory.shutdown();
+}
+
+/// Every field of `ObjectMeta` set, as the apiserver writes them in JSON.
+fn full_partial() -> PartialObjectMetadata {
+    let mut value = partial("full", "12");
+    let meta = value["metadata"].as_object_mut().unwrap();
+    meta.insert("generateName".into(), json!("full-"));
+    meta.insert("selfLink".into(), json!("/api/v1/namespaces/ns/pods/full"));
+    meta.insert("generation".into(), json!(3));
+    meta.insert("deletionTimestamp".into(), json!("2024-05-02T11:00:00Z"));
+    meta.insert("deletionGracePeriodSeconds".into(), json!(30));
+    meta.insert("annotations".into(), json!({"note": "a longer annotation value than sixteen bytes"}));
+    meta.insert(
+        "managedFields".into(),
+        json!([{
+            "manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1",
+            "time": "2024-05-01T10:00:01Z", "fieldsType": "FieldsV1",
+            "fieldsV1": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}}, "subresource": "status"
+        }]),
+    );
+    decode_json(&serde_json::to_vec(&value).unwrap()).unwrap()
+}
+
+#[test]
+fn protobuf_round_trips_every_metadata_field_as_json_reads_it() {
+    let full = full_partial();
+    let bytes = protobuf::CODEC.encode_to_vec(&full);
+    let decoded = protobuf::CODEC.decode(&bytes, DecodeOptions::default()).unwrap();
+    // apiVersion and kind travel in the envelope: the metadata-only ones.
+    assert_eq!(decoded, full);
+    assert_eq!((decoded.api_version.as_str(), decoded.kind.as_str()), (API_VERSION, KIND));
+    assert_eq!(decoded.metadata.managed_fields.as_deref().unwrap()[0]["subresource"], "status");
+    let skipped = protobuf::CODEC.decode(&bytes, DecodeOptions::WITHOUT_MANAGED_FIELDS).unwrap();
+    assert_eq!(skipped.metadata.managed_fields, None);
+    assert_eq!(skipped.metadata.labels, full.metadata.labels);
+}
+
+#[test]
+fn go_written_whole_objects_decode_as_their_metadata() {
+    use crate::rest::tests::proto_kind::{CONFIGMAP_LIST, hex};
+    let bytes = hex(CONFIGMAP_LIST);
+    let envelope = crate::protobuf::Envelope::decode(&bytes).unwrap();
+    let list = ObjectList::decode_protobuf(envelope.raw, &protobuf::CODEC, DecodeOptions::default()).unwrap();
+    let names: Vec<_> = list.items.iter().map(|o| (o.name(), o.namespace(), o.resource_version())).collect();
+    assert_eq!(names, [(Some("a"), Some("ns"), Some("1")), (Some("b"), Some("ns"), Some("2"))]);
+    assert_eq!(list.metadata.resource_version.as_deref(), Some("9"));
+    // Go writes every string even when empty: read as absent, as the JSON omits them.
+    let a = &list.items[0].metadata;
+    assert_eq!(
+        (a.uid.as_ref(), a.generate_name.as_ref(), a.generation, a.creation_timestamp),
+        (None, None, None, None)
+    );
+    assert_eq!(*a.managed_fields.as_deref().unwrap(), json!([{"manager": "kubectl"}]));
+}
+
+#[test]
+fn bad_protobuf_metadata_names_the_message_and_field() {
+    let mut writer = crate::protobuf::Writer::new();
+    // ObjectMeta (field 1) whose labels (field 11) hold a truncated entry.
+    writer.key(1, crate::protobuf::WireType::Len);
+    writer.bytes(&[0x5a, 0x05, 0x0a, 0x09, b'x']);
+    let error = protobuf::CODEC.decode(&writer.into_vec(), DecodeOptions::default()).unwrap_err().to_string();
+    assert!(error.contains("PartialObjectMetadata field 1"), "{error}");
+    assert!(error.contains("ObjectMeta field 11"), "{error}");
 }

@@ -37,10 +37,14 @@
 //! update send protobuf, and each answer is decoded by its `Content-Type`,
 //! so a server answering JSON (an aggregated API) is still understood;
 //! another type is [`Error::UnexpectedContentType`]. Errors come back as a
-//! `Status` in either format. Everything else speaks JSON: custom
-//! resources (`PROTOBUF` is `None`), the dynamic client, discovery, patch
-//! and apply, the generic subresource calls, [`Client::request`], and
-//! every client when the configuration says [`ContentType::Json`].
+//! `Status` in either format. The metadata-only client
+//! ([`MetadataClient`](crate::metadata::MetadataClient), of any resource,
+//! custom ones included) asks for the metadata in protobuf first, as
+//! client-go's does ([`Object::protobuf_as`](crate::object::Object::protobuf_as)).
+//! Everything else speaks JSON: custom resources (`PROTOBUF` is `None`),
+//! the dynamic client, discovery, patch and apply bodies, the generic
+//! subresource calls, [`Client::request`], and every client when the
+//! configuration says [`ContentType::Json`].
 
 mod client;
 mod connect;

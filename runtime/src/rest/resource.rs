@@ -131,14 +131,29 @@ impl<K: ClientObject + Resource> ResourceClient<K> {
 impl<K: ClientObject> ResourceClient<K> {
     /// The client of `resource`, whose objects decode as `K`: the dynamic
     /// client, or a kind served under another group/version than `K`'s own.
-    /// It speaks JSON.
+    /// It speaks JSON, or protobuf for a type read from any resource that
+    /// has a codec ([`Object::protobuf_as`]) when the client's
+    /// [`content_type`](Client::content_type) is protobuf.
     #[must_use]
     pub fn for_resource(client: Client, resource: &DynamicResource, namespace: Option<&str>) -> Self {
+        // A type read from any resource may speak protobuf (the metadata-only one).
+        let protobuf = K::protobuf_as().map(|as_| as_.codec).filter(|_| client.content_type() == ContentType::Protobuf);
         ResourceClient {
             target: Target::new(client, resource.clone(), namespace),
             decode: DecodeOptions::default(),
-            protobuf: None,
+            protobuf,
             _kind: PhantomData,
+        }
+    }
+
+    /// The `Accept` header of a request negotiating protobuf: `K`'s own
+    /// representation ([`Object::protobuf_as`]) for one object or a `list`,
+    /// else protobuf then JSON.
+    fn protobuf_accept(list: bool) -> &'static str {
+        match K::protobuf_as() {
+            Some(as_) if list => as_.accept.list,
+            Some(as_) => as_.accept.object,
+            None => ACCEPT_PROTOBUF,
         }
     }
 
@@ -155,10 +170,11 @@ impl<K: ClientObject> ResourceClient<K> {
     /// body's envelope.
     async fn negotiate<T>(
         request: Request,
+        accept: &str,
         json: impl FnOnce(&[u8], &str) -> Result<T, Error>,
         protobuf: impl FnOnce(&Envelope<'_>, &str) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let (body, format, what) = request.accept(ACCEPT_PROTOBUF).negotiated_bytes().await?;
+        let (body, format, what) = request.accept(accept).negotiated_bytes().await?;
         match format {
             Format::Json => json(&body, &what),
             Format::Protobuf => protobuf(&envelope(&body, &what)?, &what),
@@ -171,6 +187,7 @@ impl<K: ClientObject> ResourceClient<K> {
         let options = DecodeOptions::default();
         Self::negotiate(
             request,
+            Self::protobuf_accept(false),
             |body, what| decode_json_as(body, what, options),
             |envelope, what| codec.decode(envelope.raw, options).map_err(protobuf_error(what)),
         )
@@ -317,6 +334,7 @@ impl<K: verbs::List> ResourceClient<K> {
             Some(codec) => {
                 Self::negotiate(
                     request,
+                    Self::protobuf_accept(true),
                     |body, what| decode_json_as(body, what, decode),
                     |envelope, what| {
                         ObjectList::decode_protobuf(envelope.raw, &codec, decode).map_err(protobuf_error(what))
@@ -389,7 +407,7 @@ impl<K: verbs::Watch> ResourceClient<K> {
         let stream: WatchStream<K> = match self.protobuf {
             Some(codec) => {
                 let what = format!("GET {} watch", request.path_and_query());
-                let response = request.accept(ACCEPT_PROTOBUF).no_timeout().send().await?;
+                let response = request.accept(Self::protobuf_accept(false)).no_timeout().send().await?;
                 let max = self.target.client.inner.max_watch_event_size;
                 match super::content::response_format(response.headers(), &[], &what)? {
                     Format::Protobuf => protobuf_watch_stream(super::client::body_stream(response), max, codec, decode),
@@ -469,7 +487,7 @@ impl<K: verbs::Delete> ResourceClient<K> {
         let Some(codec) = self.protobuf else {
             return decode_delete(&Self::accepting_object(request).bytes().await?, "delete response");
         };
-        Self::negotiate(request, decode_delete, |envelope, what| {
+        Self::negotiate(request, Self::protobuf_accept(false), decode_delete, |envelope, what| {
             delete_result(envelope, what, |raw| codec.decode(raw, DecodeOptions::default()))
         })
         .await
@@ -492,7 +510,7 @@ impl<K: verbs::DeleteCollection> ResourceClient<K> {
         let Some(codec) = self.protobuf else {
             return decode_delete(&Self::accepting_list(request).bytes().await?, "deletecollection response");
         };
-        Self::negotiate(request, decode_delete, |envelope, what| {
+        Self::negotiate(request, Self::protobuf_accept(true), decode_delete, |envelope, what| {
             delete_result(envelope, what, |raw| ObjectList::decode_protobuf(raw, &codec, DecodeOptions::default()))
         })
         .await
