@@ -95,8 +95,8 @@ pub const ACCEPT: AcceptAs = AcceptAs {
 /// What a [`MetadataClient`] accepts when it speaks protobuf (the default,
 /// as client-go's metadata client): the metadata-only representation in
 /// protobuf, else in JSON, else plain JSON (a server that cannot
-/// transform answers with whole objects, of which only the metadata is
-/// decoded, in either format).
+/// transform answers with whole objects in JSON, of which only the
+/// metadata is decoded).
 pub const ACCEPT_PROTOBUF: AcceptAs = AcceptAs {
     object: "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,\
              application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json",
