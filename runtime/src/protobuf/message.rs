@@ -84,8 +84,10 @@ pub(crate) fn for_each_field<'a>(
 }
 
 /// The loop of [`for_each_field`], compiled once rather than once per
-/// message type: a generated crate has hundreds, and the call through
-/// `dyn` costs less than their copies of the loop cost to compile.
+/// message type: a crate reaching a kind compiles the codec of every type
+/// the kind holds (a pod's: dozens), and a loop per type measured no
+/// faster (decoding the 5,000-pod list: medians 386 MB/s with it, 387
+/// through `dyn`).
 fn each_field<'a>(
     message: &'static str,
     reader: &mut Reader<'a>,

@@ -115,13 +115,7 @@ impl<'a> Reader<'a> {
     pub fn count_run(&self, wire_type: WireType) -> usize {
         let mut ahead = self.clone();
         let mut count = 0;
-        // Runs of messages and strings, nearly all, skip through the
-        // inlined length read rather than `skip`'s call.
-        let skip = |ahead: &mut Reader<'a>| match wire_type {
-            WireType::Len => ahead.read_len().is_ok(),
-            _ => ahead.skip(wire_type).is_ok(),
-        };
-        while skip(&mut ahead) {
+        while ahead.skip(wire_type).is_ok() {
             count += 1;
             match ahead.read_key() {
                 Ok(Some((number, next))) if number == self.number && next == wire_type => {}
@@ -232,7 +226,21 @@ impl<'a> Reader<'a> {
 
     /// Skips the value of a field the reader does not know (a field a newer
     /// server added): every wire type but the groups, which are refused.
+    ///
+    /// Length-delimited values (messages and strings: nearly all that is
+    /// skipped, and every element of the runs [`count_run`](Self::count_run)
+    /// counts) go through the inlined length read; the other wire types
+    /// through a call.
+    #[inline]
     pub fn skip(&mut self, wire_type: WireType) -> Result<(), Error> {
+        if wire_type == WireType::Len {
+            return self.read_len().map(drop);
+        }
+        self.skip_scalar(wire_type)
+    }
+
+    /// [`skip`](Self::skip) of a value that is not length-delimited.
+    fn skip_scalar(&mut self, wire_type: WireType) -> Result<(), Error> {
         match wire_type {
             WireType::Varint => self.read_varint().map(drop),
             WireType::Fixed64 => self.read_fixed64().map(drop),

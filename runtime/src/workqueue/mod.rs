@@ -66,10 +66,10 @@
 //! profile): pinned to one core the same program does 4.8-5.7 M with four
 //! workers. The standard library's mutex, spinning before parking, and a
 //! lock-free FIFO with sharded key states all measured slower (figures in
-//! `docs/peers.md`). With one worker the tokio
-//! scheduler runs the producer and the woken worker on one thread, so the
-//! whole burst is queued before it is drained; client-go spreads the same
-//! work over both cores.
+//! `docs/peers.md`). With one worker the tokio scheduler runs the
+//! producer and the woken worker on one thread, so the whole burst is
+//! queued before it is drained; client-go spreads the same work over both
+//! cores.
 
 mod delaying;
 mod idle;
