@@ -160,7 +160,7 @@ async fn a_backlog_keeps_every_worker_busy() {
     for i in 0..8 {
         q.add(i);
     }
-    while q.len() > 0 || busy.load(SeqCst) > 0 {
+    while !q.is_empty() || busy.load(SeqCst) > 0 {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     q.shut_down();
