@@ -51,36 +51,35 @@
 //! its slot in a small table of the items being processed, never in the
 //! index: an item costs one index lookup and one clone. Workers waiting in
 //! `get` are kept under the queue's lock, so an `add` wakes a worker only
-//! when one waits, and only while no other woken worker is on its way: a
-//! burst wakes one worker, which wakes the next when it leaves items behind
-//! (see `idle.rs`). The rate limiters' `forget` of an item that never failed
-//! takes no lock. Without metrics, no metric code runs.
+//! when one waits, and at most one; the rate limiters' `forget` of an item
+//! that never failed takes no lock. Without metrics, no metric code runs.
 //!
 //! Measured with the `workqueue` workload of `k8s-client-peer` against
 //! client-go's program (200,000 distinct keys added by one task, got,
 //! forgotten and done by the workers; each program runs them once to warm
-//! up, then five times, and reports the median) with `bench-peers
-//! --workloads workqueue` on 2 cores, three runs on 2026-11-26: 2.05x,
-//! 1.98x and 2.11x client-go's throughput with 4 workers (5.6 M against
-//! 2.7 M items/s), where waking a worker per add did 1.53x and 1.52x the
-//! same minutes (4.3 M): with every idle worker woken, the woken ones ran
-//! on the second core and fought the producer for the lock (parking_lot's
-//! slow path and the kernel's scheduler were a third of the profile). With
-//! 1 worker: 1.59x, 2.04x and 1.57x (5.3-6.3 M against 3.1-3.4 M).
+//! up, then five times, and reports the median) in three runs of `make
+//! bench-peers` on 2 cores: 2.16x, 2.14x and 1.97x client-go's throughput
+//! with 1 worker (e.g. 5.7 M against 2.7 M items/s), 1.52x, 1.85x and
+//! 1.63x with 4 (3.6 M against 2.4 M), where the previous layout did 0.7x
+//! and 0.9x. With four workers on two cores the lock is contended
+//! (parking_lot's slow path and the kernel's scheduler are a third of the
+//! profile): pinned to one core the same program does 4.8-5.7 M with four
+//! workers. The standard library's mutex, spinning before parking, a
+//! lock-free FIFO with sharded key states and adds applied in batches by
+//! the next holder of the lock all measured slower (figures in
+//! `docs/peers.md`). With one worker the tokio scheduler runs the
+//! producer and the woken worker on one thread, so the whole burst is
+//! queued before it is drained; client-go spreads the same work over both
+//! cores.
 //!
-//! Which of two courses a round takes decides the figure, and the tokio
-//! scheduler chooses it: when the producer wakes a waiting worker, the
-//! worker waits in the producer's thread (its LIFO slot) until the producer
-//! is done, and the burst is queued, then drained, on one core (5-6.7 M
-//! items/s); when a worker is already running on the other core, the two
-//! contend for the lock all along, every operation moving the lock's and
-//! the state's cache lines between the cores (about 2 M, client-go's
-//! figure or below). On some days or hours the second course is the
-//! common one (client-go's own figure drops from 3.4 M to 2.2 M then), and
-//! the one-worker ratio falls to 0.9-1.0x. The standard library's mutex,
-//! spinning before parking, a lock-free FIFO with sharded key states and
-//! adds kept aside for the next lock holder to apply in batches all
-//! measured slower (figures in `docs/peers.md`).
+//! Every add wakes a waiting worker, even while another woken one has not
+//! run yet, on purpose: waking one at a time, each woken worker waking the
+//! next, reached 2x client-go's throughput with four workers in the
+//! benchmark, but tokio runs a task woken from one of its threads in that
+//! thread's LIFO slot, which no other thread takes from, so workers whose
+//! processing holds their thread ran one after another on one thread
+//! (eight items of 50 ms on two threads: 400 ms instead of 200; the test
+//! `workers_holding_their_thread_run_on_every_thread` keeps that so).
 
 mod delaying;
 mod idle;

@@ -51,7 +51,7 @@ impl<T: QueueItem> State<T> {
                 m.add(item);
             }
         });
-        if queued { self.idle.wake_one() } else { None }
+        if queued { self.idle.take_one() } else { None }
     }
 
     pub(super) fn is_shutting_down(&self) -> bool {
@@ -99,7 +99,7 @@ impl<T: QueueItem> Drop for Ticket<'_, T> {
             return;
         }
         // Woken for an item this `get` will not take: another worker must.
-        let waker = st.idle.wake_one();
+        let waker = st.idle.take_one();
         drop(st);
         if let Some(waker) = waker {
             waker.wake();
@@ -246,7 +246,7 @@ impl<T: QueueItem> Queue<T> {
                 // Woken or not, this look decides.
                 st.idle.unregister(t);
             }
-            let mut wakers = st.promote_ready();
+            let wakers = st.promote_ready();
             let State { items, metrics, .. } = &mut *st;
             let item = items.pop(|item| {
                 if let Some(m) = metrics {
@@ -254,11 +254,8 @@ impl<T: QueueItem> Queue<T> {
                 }
             });
             if item.is_some() || st.shutting_down {
-                if item.is_some() && st.items.len() > 0 {
-                    // Items left behind: the next worker comes (see `idle`).
-                    wakers.push(st.idle.wake_one());
-                }
-                // One woken for nothing looks again and waits.
+                // Promoted items beyond this one are for other workers, and
+                // one woken for nothing looks again and waits.
                 drop(st);
                 wakers.wake();
                 return Poll::Ready(item);
@@ -293,7 +290,7 @@ impl<T: QueueItem> Queue<T> {
         let (done, freed) = st.items.done(item, hash);
         match done {
             Done::Requeued => {
-                let waker = st.idle.wake_one();
+                let waker = st.idle.take_one();
                 drop(st);
                 if let Some(waker) = waker {
                     waker.wake();
