@@ -12,6 +12,8 @@
 //! equal ones decoded recently; `managedFields` become the JSON value the JSON
 //! decoder holds (`fieldsV1` parsed from its raw text).
 
+use serde::Deserialize;
+
 use crate::LeanString;
 use crate::codec::{CompactTimestamp, zero_time};
 use crate::protobuf::special::{decode_json_value, decode_time, encode_json_value, encode_time};
@@ -168,10 +170,10 @@ fn managed_fields_entry(wire_type: WireType, reader: &mut Reader<'_>) -> Result<
     let mut entry = serde_json::Map::new();
     for_each_field("ManagedFieldsEntry", &mut reader.nested()?, |number, wire_type, reader| {
         if let Some((_, name)) = ENTRY_STRINGS.iter().find(|(n, _)| *n == number) {
-            let mut text = LeanString::new();
-            text.merge_value(wire_type, reader, DecodeOptions::default())?;
+            wire_type.expect(WireType::Len)?;
+            let text = reader.read_str()?;
             if !text.is_empty() {
-                entry.insert((*name).to_owned(), serde_json::Value::String(text.to_string()));
+                entry.insert((*name).to_owned(), serde_json::Value::String(text.to_owned()));
             }
             return Ok(());
         }
@@ -201,7 +203,7 @@ fn write_managed_fields_entry(writer: &mut Writer, entry: &serde_json::Value) {
     for (number, name) in &ENTRY_STRINGS[..3] {
         encode::value(writer, *number, &LeanString::from(text(name)));
     }
-    let time = entry.get("time").and_then(|t| serde_json::from_value::<super::Time>(t.clone()).ok());
+    let time = entry.get("time").and_then(|t| super::Time::deserialize(t).ok());
     if let Some(super::Time(time)) = time {
         write_time(writer, 4, Some(time));
     }
