@@ -133,6 +133,7 @@ fn format_with_fraction(t: &Timestamp, digits: usize) -> String {
 
 /// Go's zero `time.Time` (`0001-01-01T00:00:00Z`), which apimachinery
 /// writes as JSON `null`; the default of the generated `Time`/`MicroTime`.
+#[inline]
 pub fn zero_time() -> Timestamp {
     Timestamp::constant(-62_135_596_800, 0)
 }
@@ -355,8 +356,11 @@ impl RawJson {
 }
 
 impl Default for RawJson {
+    /// `{}`, copied from one parsed once: a decoder makes the default of a
+    /// `FieldsV1` before reading the text that replaces it.
     fn default() -> Self {
-        RawJson::from_text("{}").expect("literal is valid JSON")
+        static EMPTY: std::sync::OnceLock<RawJson> = std::sync::OnceLock::new();
+        EMPTY.get_or_init(|| RawJson::from_text("{}").expect("literal is valid JSON")).clone()
     }
 }
 

@@ -50,7 +50,7 @@ pub mod special;
 pub use crate::codec::DecodeOptions;
 pub use codec::Codec;
 pub use envelope::{Envelope, MAGIC, encode_object};
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub(crate) use message::for_each_field;
 pub use message::{DecodeProto, EncodeProto, FieldValue, merge_fields};
 pub use watch::{FrameDecoder, WatchEventFrame, encode_frame, encode_watch_event};

@@ -6,7 +6,7 @@
 
 use super::message::for_each_field;
 use super::wire::{Reader, WireType, Writer, str_from_utf8};
-use super::{DecodeOptions, DecodeProto, EncodeProto, Error};
+use super::{DecodeOptions, DecodeProto, EncodeProto, Error, ErrorKind};
 
 /// The prefix of Kubernetes' protobuf encoding.
 pub const MAGIC: [u8; 4] = *b"k8s\0";
@@ -31,14 +31,14 @@ const UNKNOWN: &str = "runtime.Unknown";
 
 impl<'a> Envelope<'a> {
     /// Reads `data`: the `k8s\0` prefix, then the `runtime.Unknown`.
-    /// Anything else (a JSON body, say) is an [`Error::Magic`] that shows
+    /// Anything else (a JSON body, say) is an [`ErrorKind::Magic`] that shows
     /// the bytes received.
     pub fn decode(data: &'a [u8]) -> Result<Envelope<'a>, Error> {
         let Some(message) = data.strip_prefix(&MAGIC) else {
-            return Err(Error::Magic { received: super::error::describe_prefix(data) });
+            return Err(ErrorKind::Magic { received: super::error::describe_prefix(data) }.into());
         };
         if message.is_empty() {
-            return Err(Error::EmptyBody);
+            return Err(ErrorKind::EmptyBody.into());
         }
         Envelope::decode_unknown(message)
     }

@@ -31,7 +31,7 @@ use lean_string::LeanString;
 
 use super::message::for_each_field;
 use super::wire::{Reader, WireType, Writer, str_from_utf8};
-use super::{DecodeOptions, Error, FieldValue};
+use super::{DecodeOptions, Error, ErrorKind, FieldValue};
 use crate::codec::{CompactTimestamp, IntOrStr, RawJson, Timestamp, zero_time};
 
 /// A `metav1.Time` message: whole seconds (nanos ignored); the empty
@@ -67,7 +67,7 @@ fn decode_timestamp(
     whole
         .and_then(|whole| Timestamp::new(whole, nanos.rem_euclid(1_000_000_000) as i32).ok())
         .map(CompactTimestamp::from)
-        .ok_or(Error::TimeOutOfRange { seconds })
+        .ok_or_else(|| ErrorKind::TimeOutOfRange { seconds }.into())
 }
 
 /// Writes a `metav1.Time` message: nothing for Go's zero time, else the
@@ -127,7 +127,7 @@ pub fn decode_int_or_string(reader: &mut Reader<'_>) -> Result<IntOrStr, Error> 
     match kind {
         0 => Ok(IntOrStr::Int(int)),
         1 => Ok(IntOrStr::Str(text)),
-        other => Err(Error::IntOrStringType(other).in_field("IntOrString", 1, WireType::Varint)),
+        other => Err(Error::from(ErrorKind::IntOrStringType(other)).in_field("IntOrString", 1, WireType::Varint)),
     }
 }
 
@@ -202,5 +202,5 @@ pub fn encode_raw_json(writer: &mut Writer, json: &RawJson) {
 }
 
 fn raw_not_json(message: &'static str, reason: &dyn std::fmt::Display, raw: &[u8]) -> Error {
-    Error::RawNotJson { message, reason: reason.to_string(), received: super::error::describe_prefix(raw) }
+    ErrorKind::RawNotJson { message, reason: reason.to_string(), received: super::error::describe_prefix(raw) }.into()
 }

@@ -16,7 +16,7 @@ use bytes::{Buf, Bytes, BytesMut};
 use super::envelope::{Envelope, MAGIC};
 use super::message::for_each_field;
 use super::wire::{Reader, WireType, Writer};
-use super::{Error, special};
+use super::{Error, ErrorKind, special};
 
 /// Cuts length-delimited frames out of arbitrary chunks.
 ///
@@ -50,14 +50,14 @@ impl FrameDecoder {
     /// bytes are needed. After an error the decoder stays failed.
     pub fn next_frame(&mut self) -> Result<Option<Bytes>, Error> {
         if self.failed {
-            return Err(Error::DecoderFailed);
+            return Err(ErrorKind::DecoderFailed.into());
         }
         let Some(header) = self.buf.first_chunk::<HEADER>() else { return Ok(None) };
         let length = u32::from_be_bytes(*header) as usize;
         if length > self.max_frame_size {
             self.failed = true;
             self.buf = BytesMut::new();
-            return Err(Error::FrameTooLarge { length, max: self.max_frame_size });
+            return Err(ErrorKind::FrameTooLarge { length, max: self.max_frame_size }.into());
         }
         if self.buf.len() < HEADER + length {
             return Ok(None);
@@ -69,9 +69,9 @@ impl FrameDecoder {
     /// Checks that the stream ended between frames.
     pub fn finish(&self) -> Result<(), Error> {
         if self.failed {
-            return Err(Error::DecoderFailed);
+            return Err(ErrorKind::DecoderFailed.into());
         }
-        if self.buf.is_empty() { Ok(()) } else { Err(Error::TruncatedStream { buffered: self.buf.len() }) }
+        if self.buf.is_empty() { Ok(()) } else { Err(ErrorKind::TruncatedStream { buffered: self.buf.len() }.into()) }
     }
 
     /// Bytes buffered but not yet returned.
@@ -125,7 +125,7 @@ impl<'a> WatchEventFrame<'a> {
             }
             _ => reader.skip(wire_type),
         })?;
-        let object = object.ok_or(Error::MissingField { message: WATCH_EVENT, number: 2, name: "object" })?;
+        let object = object.ok_or(ErrorKind::MissingField { message: WATCH_EVENT, number: 2, name: "object" })?;
         Ok(WatchEventFrame { event_type, object })
     }
 

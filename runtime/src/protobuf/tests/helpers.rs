@@ -96,8 +96,8 @@ fn a_zero_value_read_unless_default_is_none_and_the_last_value_wins() {
     read_all(&bytes, &mut name, |p, wt, r| decode::option_unless_default(p, wt, r, OPTIONS)).unwrap();
     assert_eq!(name.as_deref(), Some(long));
     // Not UTF-8, or not length-delimited: an error.
-    assert!(matches!(read("0a01 ff", &mut None).unwrap_err(), Error::InvalidUtf8 { .. }));
-    assert!(matches!(read("0800", &mut None).unwrap_err(), Error::WrongWireType { .. }));
+    assert!(matches!(read("0a01 ff", &mut None).unwrap_err().kind(), ErrorKind::InvalidUtf8 { .. }));
+    assert!(matches!(read("0800", &mut None).unwrap_err().kind(), ErrorKind::WrongWireType { .. }));
 
     let mut count: Option<i32> = None;
     read_all(&hex("0805"), &mut count, |p, wt, r| decode::option_unless_default(p, wt, r, OPTIONS)).unwrap();
@@ -181,7 +181,7 @@ fn unknown_fields_of_every_wire_type_are_skipped_and_groups_refused() {
     assert_eq!((meta.name.as_deref(), meta.uid.as_deref()), (Some("a"), Some("b")));
 
     let error = ObjectMeta::decode(&hex("a3 01"), OPTIONS).unwrap_err();
-    assert_eq!(error.innermost(), &Error::Group(WireType::StartGroup));
+    assert_eq!(error.innermost(), &ErrorKind::Group(WireType::StartGroup));
     assert_eq!(error.path(), [("ObjectMeta", Some(20))]);
     assert_eq!(error.to_string(), "ObjectMeta field 20 (SGROUP): groups (SGROUP) are not supported");
 }
@@ -208,11 +208,11 @@ fn errors_name_the_message_the_field_and_the_wire_type() {
     // A key cut short, a key of field 0, a wire type that does not exist.
     let error = ObjectMeta::decode(&hex("0a0161 80"), OPTIONS).unwrap_err();
     assert_eq!(error.to_string(), "ObjectMeta key at byte 3: varint runs past the end of the data");
-    assert_eq!(ObjectMeta::decode(&hex("00"), OPTIONS).unwrap_err().innermost(), &Error::InvalidKey { key: 0 });
-    assert_eq!(ObjectMeta::decode(&hex("0e"), OPTIONS).unwrap_err().innermost(), &Error::InvalidWireType(6));
+    assert_eq!(ObjectMeta::decode(&hex("00"), OPTIONS).unwrap_err().innermost(), &ErrorKind::InvalidKey { key: 0 });
+    assert_eq!(ObjectMeta::decode(&hex("0e"), OPTIONS).unwrap_err().innermost(), &ErrorKind::InvalidWireType(6));
     // An overlong varint.
     let error = ObjectMeta::decode(&hex("38 ffffffffffffffffffff01"), OPTIONS).unwrap_err();
-    assert_eq!(error.innermost(), &Error::InvalidVarint);
+    assert_eq!(error.innermost(), &ErrorKind::InvalidVarint);
 }
 
 #[test]
@@ -244,7 +244,7 @@ fn nesting_is_bounded() {
     let bytes = nest(MAX_DEPTH).encode_to_vec();
     assert_eq!(Node::decode(&bytes, OPTIONS).unwrap(), nest(MAX_DEPTH));
     let error = Node::decode(&nest(MAX_DEPTH + 1).encode_to_vec(), OPTIONS).unwrap_err();
-    assert_eq!(error.innermost(), &Error::TooDeep(MAX_DEPTH));
+    assert_eq!(error.innermost(), &ErrorKind::TooDeep(MAX_DEPTH));
     assert_eq!(error.path().len(), MAX_DEPTH + 1);
 }
 
@@ -253,7 +253,7 @@ fn special_types_refuse_what_go_cannot_mean() {
     let error = special::decode_int_or_string(&mut Reader::new(&hex("0802"))).unwrap_err();
     assert_eq!(error.to_string(), "IntOrString field 1 (VARINT): IntOrString type 2 is neither 0 (int) nor 1 (string)");
     let error = special::decode_time(&mut Reader::new(&hex("08 ffffffffffffffff7f"))).unwrap_err();
-    assert!(matches!(error, Error::TimeOutOfRange { .. }), "{error}");
+    assert!(matches!(error.kind(), ErrorKind::TimeOutOfRange { .. }), "{error}");
     // MicroTime nanos beyond a second carry into the seconds, as Go's time.Unix.
     let time = special::decode_micro_time(&mut Reader::new(&hex("0800 1080a8d6b907"))).unwrap();
     assert_eq!(time, Time::at(2, 0).0);
@@ -271,7 +271,7 @@ fn the_envelope_refuses_what_is_not_one_and_says_what_it_got() {
         r#"not a Kubernetes protobuf message: expected the prefix "k8s\0", received "k8s" (6b 38 73)"#
     );
     assert!(Envelope::decode(b"").unwrap_err().to_string().ends_with("received no data"));
-    assert_eq!(Envelope::decode(b"k8s\0").unwrap_err(), Error::EmptyBody);
+    assert_eq!(Envelope::decode(b"k8s\0").unwrap_err(), ErrorKind::EmptyBody);
 
     let bytes =
         Envelope { api_version: "v1", kind: "Pod", raw: b"\x0a\x00", content_encoding: "", content_type: "" }.encode();
@@ -284,14 +284,14 @@ fn the_envelope_refuses_what_is_not_one_and_says_what_it_got() {
 fn frames_over_the_maximum_are_refused_before_they_are_buffered() {
     let mut decoder = FrameDecoder::new(16);
     decoder.push(&[0, 0, 0, 17]);
-    assert_eq!(decoder.next_frame().unwrap_err(), Error::FrameTooLarge { length: 17, max: 16 });
+    assert_eq!(decoder.next_frame().unwrap_err(), ErrorKind::FrameTooLarge { length: 17, max: 16 });
     assert_eq!(decoder.buffered(), 0);
-    assert_eq!(decoder.next_frame().unwrap_err(), Error::DecoderFailed);
+    assert_eq!(decoder.next_frame().unwrap_err(), ErrorKind::DecoderFailed);
 
     let mut decoder = FrameDecoder::new(16);
     decoder.push(&[0, 0, 0, 3, 1]);
     assert_eq!(decoder.next_frame().unwrap(), None);
-    assert_eq!(decoder.finish().unwrap_err(), Error::TruncatedStream { buffered: 5 });
+    assert_eq!(decoder.finish().unwrap_err(), ErrorKind::TruncatedStream { buffered: 5 });
 }
 
 #[test]

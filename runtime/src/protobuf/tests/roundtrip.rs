@@ -196,3 +196,25 @@ proptest! {
         prop_assert_eq!(read, frames);
     }
 }
+
+proptest! {
+    /// The reader's own paths for one- and two-byte varints agree with
+    /// prost's decoder, which reads the longer ones, on any bytes: the
+    /// value, the bytes taken, and whether it fails.
+    #[test]
+    fn varints_are_read_as_prost_reads_them(bytes in proptest::collection::vec(any::<u8>(), 0..12), n in any::<u64>()) {
+        let mut ours = Reader::new(&bytes);
+        let mut prost_rest = &bytes[..];
+        match (ours.read_varint(), prost::encoding::decode_varint(&mut prost_rest)) {
+            (Ok(ours_value), Ok(prost_value)) => {
+                prop_assert_eq!(ours_value, prost_value);
+                prop_assert_eq!(ours.remaining(), prost_rest.len());
+            }
+            (Err(_), Err(_)) => prop_assert_eq!(ours.remaining(), bytes.len(), "a failed read takes nothing"),
+            (ours, prost) => prop_assert!(false, "{:?} against prost's {:?}", ours, prost),
+        }
+        let mut writer = Writer::new();
+        writer.varint(n);
+        prop_assert_eq!(Reader::new(&writer.into_vec()).read_varint().unwrap(), n);
+    }
+}

@@ -18,9 +18,9 @@ use crate::rest::error::{Error, Status};
 struct Frames(FrameDecoder);
 
 fn frame_error(error: protobuf::Error) -> Error {
-    match error {
-        protobuf::Error::TruncatedStream { buffered } => Error::WatchTruncated { buffered },
-        source => Error::DecodeProtobuf { what: "watch stream".into(), source },
+    match *error.kind() {
+        protobuf::ErrorKind::TruncatedStream { buffered } => Error::WatchTruncated { buffered },
+        _ => Error::DecodeProtobuf { what: "watch stream".into(), source: error },
     }
 }
 
