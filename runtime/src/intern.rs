@@ -122,12 +122,9 @@ thread_local! {
 /// (and not over 256 bytes).
 #[inline]
 pub fn shared(text: &str) -> LeanString {
-    if text.len() <= INLINE || text.len() > MAX_LEN {
-        return LeanString::from(text);
-    }
     let mut shared = LeanString::new();
     // `check` never refuses: `shared` is always set.
-    set_in_table(&mut shared, text.as_bytes(), |_| Some(text));
+    set_shared_checked(&mut shared, text.as_bytes(), |_| Some(text));
     shared
 }
 

@@ -20,7 +20,8 @@ use super::wire::WireType;
 /// bytes returned through memory and copied whole before its case was
 /// looked at, a copy the processor stalled on (the loads read more than
 /// the callee's last store had written). Decoding the 5,000-pod list took
-/// 8% longer so.
+/// 8% longer so (with two-byte varints read inline; without them, the box
+/// measured no difference).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<ErrorKind>);
 
