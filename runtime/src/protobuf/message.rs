@@ -266,12 +266,7 @@ impl FieldValue for LeanString {
     #[inline]
     fn merge_value(&mut self, wire_type: WireType, reader: &mut Reader<'_>, _: DecodeOptions) -> Result<(), Error> {
         wire_type.expect(WireType::Len)?;
-        // Checked to be UTF-8 unless it is a string the table holds.
-        let bytes = reader.read_len()?;
-        match crate::intern::set_shared_checked(self, bytes, utf8) {
-            true => Ok(()),
-            false => Err(not_utf8(bytes)),
-        }
+        put_text(self, reader.read_len()?)
     }
 
     #[inline]
@@ -294,11 +289,16 @@ impl FieldValue for LeanString {
             *place = None;
             return Ok(());
         }
-        match crate::intern::set_shared_checked(place, bytes, utf8) {
-            true => Ok(()),
-            false => Err(not_utf8(bytes)),
-        }
+        put_text(place, bytes)
     }
+}
+
+/// Puts the text `bytes` hold into `place`, checked to be UTF-8 unless it
+/// is a string the shared-string table holds; put in place, not returned
+/// (see [`crate::intern::set_shared_checked`]).
+#[inline(always)]
+fn put_text(place: &mut impl crate::intern::StringPlace, bytes: &[u8]) -> Result<(), Error> {
+    if crate::intern::set_shared_checked(place, bytes, utf8) { Ok(()) } else { Err(not_utf8(bytes)) }
 }
 
 /// `string` into an owned `String`, for the runtime's own types (`Status`,
