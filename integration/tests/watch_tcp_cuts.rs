@@ -10,10 +10,8 @@
 mod support;
 
 use std::collections::HashSet;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -21,164 +19,12 @@ use k8s_client::api::core::v1::ConfigMap;
 use k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_client_runtime::Map;
 use k8s_client_runtime::cache::{
-    DeltaObject, ResourceEventHandlerFuncs, SharedIndexInformer, reflector, wait_for_cache_sync,
+    BackoffConfig, DeltaObject, ReflectorCounters, ReflectorOptions, ResourceEventHandlerFuncs, SharedIndexInformer,
+    reflector, wait_for_cache_sync,
 };
-use k8s_client_runtime::rest::{self, Client, CreateOptions, DeleteOptions, ListOptions, ResourceClient, WatchEvent};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use k8s_client_runtime::rest::{self, CreateOptions, DeleteOptions, ListOptions, ResourceClient, WatchEvent};
+use support::proxy::{Cut, Proxy, apiserver_addr};
 use tokio_util::sync::CancellationToken;
-
-/// How the proxy ends the connections it severs.
-#[derive(Debug, Clone, Copy)]
-enum Cut {
-    /// RST to the client (zero linger), as a crashed peer or a middlebox.
-    Reset,
-    /// A plain close (FIN) in the middle of whatever was being sent.
-    Close,
-}
-
-/// Forwards loopback TCP connections to the apiserver. `sever` drops every
-/// connection open at that moment, mid-stream; `arm` has the proxy drop the
-/// connection that next carries a given number of bytes to the client, to
-/// cut a stream at a chosen point (inside the initial events of a
-/// watch-list, which takes a few milliseconds).
-struct Proxy {
-    addr: std::net::SocketAddr,
-    /// The token of the current generation of connections, and how the
-    /// last cut ends them.
-    generation: Arc<Mutex<(CancellationToken, Cut)>>,
-    /// Bytes after which a connection cuts itself (0: never), and how.
-    armed: Arc<Mutex<(usize, Cut)>>,
-    /// Cuts made by `arm`ed connections.
-    self_cuts: Arc<AtomicUsize>,
-    accepted: Arc<AtomicUsize>,
-    stop: CancellationToken,
-}
-
-impl Proxy {
-    async fn start(upstream: std::net::SocketAddr) -> Proxy {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let proxy = Proxy {
-            addr,
-            generation: Arc::new(Mutex::new((CancellationToken::new(), Cut::Close))),
-            armed: Arc::new(Mutex::new((0, Cut::Close))),
-            self_cuts: Arc::new(AtomicUsize::new(0)),
-            accepted: Arc::new(AtomicUsize::new(0)),
-            stop: CancellationToken::new(),
-        };
-        let (generation, armed, self_cuts, accepted, stop) = (
-            proxy.generation.clone(),
-            proxy.armed.clone(),
-            proxy.self_cuts.clone(),
-            proxy.accepted.clone(),
-            proxy.stop.clone(),
-        );
-        tokio::spawn(async move {
-            loop {
-                let (mut client, _) = tokio::select! {
-                    () = stop.cancelled() => return,
-                    r = listener.accept() => r.unwrap(),
-                };
-                accepted.fetch_add(1, Ordering::SeqCst);
-                let cut = generation.lock().unwrap().0.clone();
-                let (generation, armed, self_cuts) = (generation.clone(), armed.clone(), self_cuts.clone());
-                tokio::spawn(async move {
-                    let Ok(server) = TcpStream::connect(upstream).await else { return };
-                    let _ = client.set_nodelay(true);
-                    let _ = server.set_nodelay(true);
-                    let self_cut = CancellationToken::new();
-                    let mut server = Counted { inner: server, read: 0, armed: armed.clone(), cut: self_cut.clone() };
-                    let how = tokio::select! {
-                        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => return,
-                        () = cut.cancelled() => generation.lock().unwrap().1,
-                        () = self_cut.cancelled() => {
-                            self_cuts.fetch_add(1, Ordering::SeqCst);
-                            armed.lock().unwrap().1
-                        }
-                    };
-                    if let Cut::Reset = how {
-                        let _ = client.set_zero_linger();
-                        let _ = server.inner.set_zero_linger();
-                    }
-                    // Dropping both sockets here, with bytes possibly
-                    // half-way through an event, is the cut.
-                });
-            }
-        });
-        proxy
-    }
-
-    /// Severs every connection open now; later ones go through.
-    fn sever(&self, how: Cut) {
-        let old = {
-            let mut g = self.generation.lock().unwrap();
-            g.1 = how;
-            std::mem::take(&mut g.0)
-        };
-        old.cancel();
-    }
-
-    /// The next connection to carry `bytes` to the client is cut (once).
-    fn arm(&self, bytes: usize, how: Cut) {
-        *self.armed.lock().unwrap() = (bytes, how);
-    }
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        self.stop.cancel();
-    }
-}
-
-/// The apiserver's side of a proxied connection: counts what it reads (the
-/// bytes that go to the client) and fires `cut` once an armed threshold is
-/// crossed.
-struct Counted {
-    inner: TcpStream,
-    read: usize,
-    armed: Arc<Mutex<(usize, Cut)>>,
-    cut: CancellationToken,
-}
-
-impl AsyncRead for Counted {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        self.read += buf.filled().len() - before;
-        let mut armed = self.armed.lock().unwrap();
-        if armed.0 > 0 && self.read >= armed.0 {
-            armed.0 = 0;
-            self.cut.cancel();
-        }
-        polled
-    }
-}
-
-impl AsyncWrite for Counted {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
-    }
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-}
-
-/// An admin client whose connections go through `proxy`.
-fn client_via(proxy: &Proxy) -> Client {
-    let mut config = support::config_for(support::env(), None);
-    config.cluster_url = format!("https://{}", proxy.addr).parse().unwrap();
-    Client::new(config).unwrap()
-}
-
-fn apiserver_addr() -> std::net::SocketAddr {
-    let url = support::env().server_url();
-    let hostport = url.trim_start_matches("https://").trim_end_matches('/');
-    std::net::ToSocketAddrs::to_socket_addrs(hostport).unwrap().next().unwrap()
-}
 
 /// A ConfigMap of about 20 KiB, so an event spans several TLS records and
 /// HTTP/2 frames and a cut often lands inside one.
@@ -277,6 +123,21 @@ const CHURN_CUTS: usize = 90;
 /// about 3 MiB, so a cut lands inside it.
 const PRESENT: usize = 150;
 
+/// What the informer's reflector and the proxy have done, and what the
+/// reflector reported, for every wait's failure message.
+fn state(counters: &ReflectorCounters, proxy: &Proxy, reported: &Mutex<Vec<(String, bool)>>) -> String {
+    format!(
+        "\nreflector: {} lists, {} watch-lists, {} watches, next attempt in {:?}, last error: {:?}\n{}\nreported: {:#?}",
+        counters.lists(),
+        counters.watch_lists(),
+        counters.watches(),
+        counters.next_attempt_in(),
+        counters.last_error(),
+        proxy.counts(),
+        reported.lock().unwrap()
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn severed_tcp_connections_rewatch_without_relisting() {
     let ns = support::namespace("tcpcut");
@@ -289,14 +150,18 @@ async fn severed_tcp_connections_rewatch_without_relisting() {
     let direct_watch = tokio::spawn(watch_directly(direct.clone(), start_rv.to_string()));
 
     let proxy = Proxy::start(apiserver_addr()).await;
-    let lw = ResourceClient::<ConfigMap>::namespaced(client_via(&proxy), &ns);
+    let lw = ResourceClient::<ConfigMap>::namespaced(proxy.client(1000.0, 2000), &ns);
     // What the reflector reports (a cut must not be one of them), kept
     // for the failure message; and what the handler is told, in order.
     let reported = Arc::new(Mutex::new(Vec::<(String, bool)>::new()));
     let errors = reported.clone();
     let notified = Arc::new(Mutex::new(Vec::<(Change, bool)>::new()));
     let (on_add, on_update, on_delete) = (notified.clone(), notified.clone(), notified.clone());
+    // A small backoff cap: a failure that is not a cut (the only thing
+    // that backs off) shows in the reported errors, not as a long stall.
+    let backoff = BackoffConfig { max: Duration::from_secs(2), ..BackoffConfig::default() };
     let informer = SharedIndexInformer::builder(lw)
+        .reflector_options(ReflectorOptions { name: "tcpcut".into(), backoff, ..ReflectorOptions::default() })
         .watch_error_handler(move |e: &reflector::Error| {
             let chain = std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source())
                 .map(|e| format!("{e} [{e:?}]"))
@@ -324,43 +189,44 @@ async fn severed_tcp_connections_rewatch_without_relisting() {
         )
         .unwrap();
     let counters = informer.reflector_counters();
+    let state = || state(&counters, &proxy, &reported);
     let cancel = CancellationToken::new();
 
     // The initial watch-list, cut part-way through its events again and
     // again: each time it is streamed again from the start, and what the
     // broken attempts delivered never reaches the cache or the handler.
-    proxy.arm(INITIAL_CUT_AT, Cut::Reset);
+    // Each cut is for a connection accepted after the one before, so none
+    // can land on a connection that already carried the whole initial list.
+    let cuts: Vec<(usize, Cut)> =
+        (0..INITIAL_CUTS).map(|n| (INITIAL_CUT_AT, if n % 2 == 0 { Cut::Reset } else { Cut::Close })).collect();
+    proxy.arm(&cuts);
     informer.start(cancel.clone());
     for n in 0..INITIAL_CUTS {
-        wait_until(
-            Duration::from_secs(60),
-            || format!("initial cut {n}"),
-            || proxy.self_cuts.load(Ordering::SeqCst) > n,
-        )
-        .await;
-        assert!(!informer.has_synced(), "the initial watch-list ended before cut {n}: make it longer");
-        if n + 1 < INITIAL_CUTS {
-            proxy.arm(INITIAL_CUT_AT, if n % 2 == 0 { Cut::Close } else { Cut::Reset });
-        }
+        wait_until(Duration::from_secs(60), || format!("initial cut {n}{}", state()), || proxy.self_cuts() > n).await;
+        assert!(!informer.has_synced(), "the initial watch-list ended before cut {n}: make it longer{}", state());
     }
     let synced = tokio::time::timeout(Duration::from_secs(60), wait_for_cache_sync(&cancel, &[&informer])).await;
-    assert!(matches!(synced, Ok(true)), "informer did not sync");
+    assert!(matches!(synced, Ok(true)), "informer did not sync{}", state());
     let initial_attempts = counters.watch_lists();
     println!(
         "{INITIAL_CUTS} cuts during the initial watch-list: {initial_attempts} watch-lists, {} lists",
         counters.lists()
     );
-    assert_eq!(counters.lists(), 0, "a broken watch-list is streamed again, not replaced by a list");
-    assert_eq!(initial_attempts, INITIAL_CUTS as u64 + 1);
-    wait_until(Duration::from_secs(30), || "the initial adds".into(), || notified.lock().unwrap().len() >= PRESENT)
-        .await;
+    assert_eq!(counters.lists(), 0, "a broken watch-list is streamed again, not replaced by a list{}", state());
+    assert_eq!(initial_attempts, INITIAL_CUTS as u64 + 1, "{}", state());
+    wait_until(
+        Duration::from_secs(30),
+        || format!("the initial adds{}", state()),
+        || notified.lock().unwrap().len() >= PRESENT,
+    )
+    .await;
     {
         let notified = notified.lock().unwrap();
         let names: HashSet<&str> = notified.iter().map(|((_, name, _), _)| name.as_str()).collect();
         assert_eq!((notified.len(), names.len()), (PRESENT, PRESENT), "each present object added once");
         assert!(notified.iter().all(|((kind, _, _), initial)| *kind == "add" && *initial));
     }
-    support::cache_converges(&informer, &direct).await;
+    support::cache_converges_or(&informer, &direct, state).await;
 
     // Cuts while objects churn: each waits until the watch has delivered
     // an event (a watch that ends within a second with nothing is, as in
@@ -377,7 +243,7 @@ async fn severed_tcp_connections_rewatch_without_relisting() {
         // current watch delivers.
         wait_until(
             Duration::from_secs(30),
-            || format!("an event before cut {n}"),
+            || format!("an event before cut {n}{}", state()),
             || informer.last_sync_resource_version() != watched_from,
         )
         .await;
@@ -386,18 +252,18 @@ async fn severed_tcp_connections_rewatch_without_relisting() {
         proxy.sever(how);
         wait_until(
             Duration::from_secs(45),
-            || format!("a watch after cut {n} ({how:?})"),
+            || format!("a watch after cut {n} ({how:?}){}", state()),
             || counters.watches() > before,
         )
         .await;
         watched_from = informer.last_sync_resource_version();
         let paused = gate.lock().await;
-        support::cache_converges(&informer, &direct).await;
+        support::cache_converges_or(&informer, &direct, || format!("after cut {n} ({how:?}){}", state())).await;
         drop(paused);
     }
     stop.store(true, Ordering::SeqCst);
     let changes = churner.await.unwrap();
-    support::cache_converges(&informer, &direct).await;
+    support::cache_converges_or(&informer, &direct, state).await;
     let cut_time = cut_started.elapsed();
 
     // Every change the apiserver made after the start, exactly once and in
@@ -407,7 +273,7 @@ async fn severed_tcp_connections_rewatch_without_relisting() {
         |n: &Vec<(Change, bool)>| n.iter().any(|((kind, name, _), _)| *kind == "add" && name == END_MARKER);
     wait_until(
         Duration::from_secs(30),
-        || "the handler to see the last change".into(),
+        || format!("the handler to see the last change{}", state()),
         || seen_marker(&notified.lock().unwrap()),
     )
     .await;
@@ -424,12 +290,13 @@ async fn severed_tcp_connections_rewatch_without_relisting() {
          {changes} changes, {} events delivered, {} connections: relists {}, watch-lists {watch_lists}, watches {watches}, 410s {gone}",
         INITIAL_CUTS + CHURN_CUTS,
         informer_changes.len(),
-        proxy.accepted.load(Ordering::SeqCst),
+        proxy.accepted(),
         lists + watch_lists - initial_attempts,
     );
-    for (e, _) in &reported {
-        println!("reported: {e}");
-    }
+    // A cut is an end of a watch, never an error; only a 410 (the
+    // resourceVersion compacted meanwhile) may be reported.
+    let not_gone: Vec<&String> = reported.iter().filter(|(_, gone)| !gone).map(|(e, _)| e).collect();
+    assert!(not_gone.is_empty(), "cuts were reported as errors: {not_gone:#?}");
     assert_eq!(
         lists + watch_lists - initial_attempts,
         gone,

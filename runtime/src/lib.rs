@@ -48,6 +48,7 @@
 //! | client-go | here |
 //! |---|---|
 //! | `rest.Config`, `clientcmd` (kubeconfig), `rest.InClusterConfig` | [`Config`], [`config`] |
+//! | rotated certificate and CA files (`transport/cert_rotation.go`, `ClientsAllowCARotation`) | [`config::CertificateFiles`] |
 //! | `rest.RESTClient` | [`rest::Client`] (raw requests: [`rest::Request`]) |
 //! | a typed client (`gentype.Client[T]`), `kubernetes.Clientset` | [`ResourceClient<K>`](rest::ResourceClient); the generated crate's `clientset` |
 //! | `dynamic.Interface`, `unstructured.Unstructured` | [`dynamic::DynamicClient`], [`dynamic::DynamicObject`] |
@@ -58,6 +59,7 @@
 //! | `cache.SharedIndexInformer`, `ResourceEventHandlerFuncs` | [`cache::SharedIndexInformer`], [`cache::ResourceEventHandlerFuncs`], [`cache::EnqueueKeys`] |
 //! | `cache.Reflector`, `RealFIFO`, `DeltaFIFO`, `ThreadSafeStore`, `Indexer` | [`cache::reflector`], [`cache::real_fifo`], [`cache::delta_fifo`], [`cache::store`] |
 //! | `WaitForCacheSync` | [`cache::SharedInformerFactory::wait_for_cache_sync_within`] |
+//! | `utilruntime.HandleCrash` in informers | [`cache::OnPanic`], [`cache::SharedIndexInformer::failure`] |
 //! | listers (`DeploymentLister`) | [`cache::Lister<K>`](cache::Lister); the generated crate's `listers` |
 //! | `workqueue.TypedRateLimitingInterface` | [`workqueue::RateLimitingQueue`] |
 //! | `record.EventRecorder`, `EventBroadcaster` | [`record::EventRecorder`], [`record::EventBroadcaster`] |

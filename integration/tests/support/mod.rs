@@ -2,6 +2,7 @@
 //! started by `k8s-client-testenv`, one namespace per test.
 #![allow(dead_code)]
 
+pub mod proxy;
 pub mod testdata;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -132,6 +133,15 @@ pub fn cache_state(informer: &SharedIndexInformer<ConfigMap>) -> BTreeMap<String
 /// Waits, up to 60 s, until the informer's cache holds what the server
 /// holds now.
 pub async fn cache_converges(informer: &SharedIndexInformer<ConfigMap>, cms: &ResourceClient<ConfigMap>) {
+    cache_converges_or(informer, cms, String::new).await;
+}
+
+/// [`cache_converges`], with `context()` added to the failure message.
+pub async fn cache_converges_or(
+    informer: &SharedIndexInformer<ConfigMap>,
+    cms: &ResourceClient<ConfigMap>,
+    context: impl Fn() -> String,
+) {
     let server = server_state(cms).await;
     let start = Instant::now();
     loop {
@@ -143,9 +153,10 @@ pub async fn cache_converges(informer: &SharedIndexInformer<ConfigMap>, cms: &Re
             cache.keys().chain(server.keys()).filter(|k| cache.get(*k) != server.get(*k)).collect();
         assert!(
             start.elapsed() < Duration::from_secs(60),
-            "cache never matched the server: cache {} objects, server {}; differing: {differing:?}",
+            "cache never matched the server: cache {} objects, server {}; differing: {differing:?}{}",
             cache.len(),
-            server.len()
+            server.len(),
+            context()
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

@@ -157,9 +157,6 @@ pub type Deltas<T> = Vec<Delta<T>>;
 /// once processed and reused by the next pop.
 type Queued<T> = SmallVec<[Delta<T>; 1]>;
 
-/// A popped key, its deltas and whether they belong to the first relist.
-type Popped<T> = (Key, Deltas<T>, bool);
-
 /// A queue (this one or a [`RealFifo`](super::RealFifo)) that held at
 /// least this many entries gives its room back once
 /// emptied: a relist of many objects would otherwise keep the map and the
@@ -447,14 +444,22 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
 
     fn add_if_not_present_with_key(&self, key: Key, deltas: Deltas<T>) {
         let mut st = self.shared.state.lock();
+        if Self::requeue(&mut st, key, deltas) {
+            drop(st);
+            self.shared.item_ready.notify_one();
+        }
+    }
+
+    /// Queues `deltas` under `key` unless it has deltas queued already;
+    /// whether it did.
+    fn requeue(st: &mut FifoState<T>, key: Key, deltas: Deltas<T>) -> bool {
         st.populated = true;
         if deltas.is_empty() || st.items.contains_key(&key) {
-            return;
+            return false;
         }
         st.queue.push_back(Arc::clone(&key));
         st.items.insert(key, SmallVec::from_vec(deltas));
-        drop(st);
-        self.shared.item_ready.notify_one();
+        true
     }
 
     /// Takes a full list (a relist at `resource_version`): queues a
@@ -554,6 +559,12 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
     /// Waits for a key, removes it and calls `process` with its deltas and
     /// whether they belong to the first relist; returns the deltas.
     ///
+    /// `process` runs under the queue's lock, as in client-go, so that a
+    /// relist in another task cannot slip between the pop and the store
+    /// write `process` makes (it would see the key neither queued nor
+    /// known, and a deletion in it would be lost). Calling this queue from
+    /// `process` deadlocks.
+    ///
     /// Pops never overlap: a second `pop` waits until the first one's
     /// `process` returned. If `process` returns [`ProcessError::requeue`],
     /// the deltas are queued again (unless new ones came meanwhile). Items
@@ -578,41 +589,35 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
         F: FnOnce(&Key, &Deltas<T>, bool) -> Result<(), ProcessError>,
     {
         let _pop = self.shared.pop_lock.lock().await;
+        let mut process = Some(process);
         loop {
             // Registering for a wake-up costs a lock in `Notify`; only do it
             // when the queue looked empty.
-            let popped = match self.try_pop_key()? {
-                Some(popped) => popped,
-                None => {
-                    let notified = self.shared.item_ready.notified();
-                    tokio::pin!(notified);
-                    notified.as_mut().enable();
-                    match self.try_pop_key()? {
-                        Some(popped) => popped,
-                        None => {
-                            notified.await;
-                            continue;
-                        }
-                    }
-                }
-            };
-            let (key, deltas, is_in_initial_list) = popped;
-            return match process(&key, &deltas, is_in_initial_list) {
-                Ok(()) => Ok(deltas),
-                Err(ProcessError { requeue: true, source }) => {
-                    self.add_if_not_present_with_key(key, deltas);
-                    Err(Error::Requeued(source))
-                }
-                Err(ProcessError { requeue: false, source }) => Err(Error::Process(source)),
-            };
+            if let Some(done) = self.try_pop_and_process(&mut process) {
+                return done;
+            }
+            let notified = self.shared.item_ready.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(done) = self.try_pop_and_process(&mut process) {
+                return done;
+            }
+            notified.await;
         }
     }
 
-    /// Takes the first key with its deltas; `Ok(None)` if the queue is
-    /// empty and still open.
-    fn try_pop_key(&self) -> Result<Option<Popped<T>>, Error> {
+    /// Takes the first key with its deltas and processes them, all under
+    /// the lock; `None` if the queue is empty and still open (`process` is
+    /// then still there).
+    fn try_pop_and_process<F>(&self, process: &mut Option<F>) -> Option<Result<Deltas<T>, Error>>
+    where
+        F: FnOnce(&Key, &Deltas<T>, bool) -> Result<(), ProcessError>,
+    {
         let mut st = self.shared.state.lock();
-        while let Some(key) = st.queue.pop_front() {
+        let (key, deltas, is_in_initial_list) = loop {
+            let Some(key) = st.queue.pop_front() else {
+                return st.closed.then_some(Err(Error::Closed));
+            };
             let is_in_initial_list = !st.has_synced();
             st.initial_population_count = st.initial_population_count.saturating_sub(1);
             // A queued key always has deltas; one without is skipped.
@@ -621,10 +626,21 @@ impl<T: Send + Sync + 'static> DeltaFifo<T> {
                     st.reached_list = st.pending_list.take();
                 }
                 st.give_back_room();
-                return Ok(Some((key, deltas.into_vec(), is_in_initial_list)));
+                break (key, deltas.into_vec(), is_in_initial_list);
             }
-        }
-        if st.closed { Err(Error::Closed) } else { Ok(None) }
+        };
+        let process = process.take()?;
+        Some(match process(&key, &deltas, is_in_initial_list) {
+            Ok(()) => Ok(deltas),
+            Err(ProcessError { requeue: true, source }) => {
+                if Self::requeue(&mut st, key, deltas) {
+                    drop(st);
+                    self.shared.item_ready.notify_one();
+                }
+                Err(Error::Requeued(source))
+            }
+            Err(ProcessError { requeue: false, source }) => Err(Error::Process(source)),
+        })
     }
 
     /// The resourceVersion of the newest relist whose keys have all been

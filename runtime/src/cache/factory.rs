@@ -18,7 +18,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use super::informer::{HasSynced, QueueKind, SharedIndexInformer, wait_for_cache_sync};
+use super::informer::{HasSynced, OnPanic, QueueKind, SharedIndexInformer, wait_for_cache_sync};
 use super::list_watch::{FilteredListWatch, TweakListOptions};
 use super::lister::Lister;
 use super::reflector::ReflectorCounters;
@@ -92,9 +92,20 @@ pub struct FactoryBuilder {
     transform_for: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     keep_managed_fields: bool,
     queue: QueueKind,
+    on_panic: OnPanic,
 }
 
 impl FactoryBuilder {
+    /// What every informer does when code it runs (a transform, an index
+    /// or key function) panics ([`OnPanic`]; default: that informer stops
+    /// and is reported failed, by [`SharedInformerFactory::failures`] and
+    /// the waits for sync).
+    #[must_use]
+    pub fn on_panic(mut self, on_panic: OnPanic) -> Self {
+        self.on_panic = on_panic;
+        self
+    }
+
     /// Watch only this namespace (client-go `WithNamespace`); default: all.
     #[must_use]
     pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
@@ -182,6 +193,7 @@ impl SharedInformerFactory {
             transform_for: HashMap::new(),
             keep_managed_fields: false,
             queue: QueueKind::default(),
+            on_panic: OnPanic::default(),
         }
     }
 
@@ -244,7 +256,8 @@ impl SharedInformerFactory {
         });
         let resync = options.resync_for.get(&TypeId::of::<K>()).copied().unwrap_or(options.default_resync);
         // The builder decides from these whether managedFields are decoded.
-        let mut builder = SharedIndexInformer::builder(lw).resync_period(resync).queue(options.queue);
+        let mut builder =
+            SharedIndexInformer::builder(lw).resync_period(resync).queue(options.queue).on_panic(options.on_panic);
         if options.keep_managed_fields {
             builder = builder.keep_managed_fields();
         }
@@ -287,7 +300,9 @@ impl SharedInformerFactory {
     /// Waits until every started informer has synced, for at most
     /// `timeout`. The error names each resource not synced with its last
     /// list/watch failure (`listing failed: apiserver: widgets.example.com
-    /// is forbidden: …`), or says that the factory was shut down.
+    /// is forbidden: …`), or says that the factory was shut down. An
+    /// informer that failed for good ([`OnPanic`]) ends the wait at once,
+    /// named with the panic's message.
     ///
     /// A controller calls this after [`start`](Self::start) and before its
     /// workers, and exits with the error if the caches do not fill:
@@ -308,14 +323,37 @@ impl SharedInformerFactory {
         let finished = tokio::time::timeout(timeout, wait_for_cache_sync(&self.inner.cancel, &refs)).await;
         let not_synced: Vec<NotSynced> = entries
             .into_iter()
-            .filter(|e| !e.synced.has_synced())
-            .map(|e| NotSynced { resource: e.resource, last_error: e.counters.last_error() })
+            .filter(|e| !e.synced.has_synced() || e.synced.failure().is_some())
+            .map(|e| NotSynced {
+                resource: e.resource,
+                last_error: e.counters.last_error(),
+                failure: e.synced.failure(),
+            })
             .collect();
         if not_synced.is_empty() {
             return Ok(());
         }
-        let reason = if finished.is_ok() { SyncStopped::ShutDown } else { SyncStopped::Timeout(timeout) };
+        let reason = if not_synced.iter().any(|n| n.failure.is_some()) {
+            SyncStopped::Failed
+        } else if finished.is_ok() {
+            SyncStopped::ShutDown
+        } else {
+            SyncStopped::Timeout(timeout)
+        };
         Err(CacheSyncError { reason, not_synced })
+    }
+
+    /// The started informers that stopped for good because code they run
+    /// panicked ([`OnPanic`]), with the panic's message: their caches no
+    /// longer follow the server. A liveness probe reports these.
+    pub fn failures(&self) -> Vec<NotSynced> {
+        self.started_entries()
+            .into_iter()
+            .filter_map(|e| {
+                let failure = e.synced.failure()?;
+                Some(NotSynced { resource: e.resource, last_error: e.counters.last_error(), failure: Some(failure) })
+            })
+            .collect()
     }
 
     fn started_entries(&self) -> Vec<StartedEntry> {
@@ -375,15 +413,21 @@ pub enum SyncStopped {
     /// The factory was shut down first.
     #[error("informer factory shut down before its caches synced")]
     ShutDown,
+    /// An informer stopped for good: code it runs panicked ([`OnPanic`]).
+    #[error("an informer failed")]
+    Failed,
 }
 
-/// One informer whose cache has not synced.
+/// One informer whose cache has not synced, or that failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotSynced {
     /// Its resource.
     pub resource: DynamicResource,
     /// Its reflector's last list or watch failure with its causes, if any.
     pub last_error: Option<String>,
+    /// The message of the panic that stopped it for good, if one did
+    /// ([`OnPanic`]).
+    pub failure: Option<String>,
 }
 
 struct DisplayNotSynced<'a>(&'a [NotSynced]);
@@ -395,9 +439,10 @@ impl fmt::Display for DisplayNotSynced<'_> {
                 f.write_str("; ")?;
             }
             write!(f, "{} {}", n.resource.api_version(), n.resource.plural)?;
-            match &n.last_error {
-                Some(e) => write!(f, " (last list/watch error: {e})")?,
-                None => f.write_str(" (no list/watch error yet)")?,
+            match (&n.failure, &n.last_error) {
+                (Some(panic), _) => write!(f, " (failed: code it runs panicked: {panic})")?,
+                (None, Some(e)) => write!(f, " (last list/watch error: {e})")?,
+                (None, None) => f.write_str(" (no list/watch error yet)")?,
             }
         }
         Ok(())

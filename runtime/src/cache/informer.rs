@@ -48,10 +48,22 @@
 //!
 //! Cancellation is a [`CancellationToken`] (`tokio-util`): the same token
 //! can stop many informers, and a child token stops one.
+//!
+//! An informer that cannot go on says so: a panic in code it runs (a
+//! transform, an index or key function, the watch error handler) stops it
+//! and marks it failed ([`SharedIndexInformer::failure`], [`OnPanic`]),
+//! which the waits for sync report. How far behind it is can be read
+//! while it runs: [`SharedIndexInformer::queued`] (changes not yet in the
+//! cache), [`HandlerRegistration::pending`] (a handler's notifications not
+//! yet handled) and the reflector's
+//! [`next_attempt_in`](super::ReflectorCounters::next_attempt_in) while it
+//! backs off.
 
+mod failure;
 mod handler;
 mod processor;
 mod queue;
+mod registration;
 #[cfg(test)]
 mod tests;
 
@@ -66,10 +78,12 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+pub use self::failure::OnPanic;
 pub use self::handler::{EnqueueKeys, FilteringResourceEventHandler, ResourceEventHandler, ResourceEventHandlerFuncs};
-use self::processor::{ListenerSync, MINIMUM_RESYNC_PERIOD, Notification, Processor};
+use self::processor::{MINIMUM_RESYNC_PERIOD, Notification, Processor};
 use self::queue::InformerQueue;
 pub use self::queue::QueueKind;
+pub use self::registration::{HandlerOptions, HandlerRegistration, HasSynced, wait_for_cache_sync};
 use super::delta_fifo::{Delta, DeltaObject, DeltaType, KnownObjects};
 use super::list_watch::ListWatch;
 use super::lister::Lister;
@@ -134,6 +148,13 @@ pub enum Error {
     /// The resourceVersion to wait for cannot be ordered.
     #[error("waiting for the cache to reach a resourceVersion")]
     ResourceVersion(#[source] InvalidResourceVersion),
+    /// Code the informer runs (a transform, an index or key function, the
+    /// watch error handler) panicked; the informer stopped ([`OnPanic`]).
+    #[error("the informer stopped: code it runs panicked: {message}")]
+    Panicked {
+        /// The panic's message.
+        message: String,
+    },
     /// The cache did not reach the resourceVersion in time.
     #[error("the cache did not reach resourceVersion {wanted} within {waited:?} (it is at {reached:?})")]
     NotCaughtUp {
@@ -144,94 +165,6 @@ pub enum Error {
         /// How long it waited.
         waited: Duration,
     },
-}
-
-/// Something that can tell whether it has caught up with the apiserver
-/// (client-go `InformerSynced`): informers and handler registrations.
-#[doc(alias = "InformerSynced")]
-pub trait HasSynced {
-    /// True once the initial list has been fully delivered (client-go's
-    /// `InformerSynced` function).
-    fn has_synced(&self) -> bool;
-}
-
-/// Waits until everything in `synced` has synced, polling every 100 ms as
-/// client-go's `WaitForCacheSync`; false if `cancel` fired first. Bound the
-/// wait with [`tokio::time::timeout`] if needed.
-///
-/// # Cancel safety
-/// Cancel safe: it only reads.
-#[doc(alias = "WaitForCacheSync")]
-pub async fn wait_for_cache_sync(cancel: &CancellationToken, synced: &[&(dyn HasSynced + Sync)]) -> bool {
-    let mut poll = tokio::time::interval(Duration::from_millis(100));
-    loop {
-        if synced.iter().all(|s| s.has_synced()) {
-            return true;
-        }
-        tokio::select! {
-            biased;
-            () = cancel.cancelled() => return false,
-            _ = poll.tick() => {}
-        }
-    }
-}
-
-/// A handler's registration (client-go `ResourceEventHandlerRegistration`):
-/// tells whether the handler has seen the initial list, and removes it.
-#[doc(alias = "ResourceEventHandlerRegistration")]
-#[derive(Debug, Clone)]
-pub struct HandlerRegistration {
-    id: u64,
-    sync: Arc<ListenerSync>,
-}
-
-impl HasSynced for HandlerRegistration {
-    /// True once the informer synced and this handler was called for every
-    /// object of the initial list (or, if added late, the replayed ones).
-    fn has_synced(&self) -> bool {
-        self.sync.has_synced()
-    }
-}
-
-impl HandlerRegistration {
-    /// True once the informer synced and this handler was called for every
-    /// object of the initial list (or, if added late, the replayed ones); the
-    /// same as [`HasSynced::has_synced`], without importing the trait.
-    pub fn has_synced(&self) -> bool {
-        self.sync.has_synced()
-    }
-}
-
-/// How to add a handler ([`SharedIndexInformer::add_event_handler_with_options`],
-/// client-go `HandlerOptions`).
-#[derive(Debug, Clone, Default)]
-pub struct HandlerOptions {
-    resync_period: Option<Duration>,
-    span: Option<tracing::Span>,
-}
-
-impl HandlerOptions {
-    /// The informer's default resync period, no span.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Also deliver every cached object as an update every `period`
-    /// (zero: never), instead of the informer's default period.
-    #[must_use]
-    pub fn resync_period(mut self, period: Duration) -> Self {
-        self.resync_period = Some(period);
-        self
-    }
-
-    /// Runs the handler's calls in `span` (client-go's per-handler
-    /// `Logger`): what they log carries its fields, e.g.
-    /// `tracing::info_span!("handler", controller = "web")`.
-    #[must_use]
-    pub fn span(mut self, span: tracing::Span) -> Self {
-        self.span = Some(span);
-        self
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -316,6 +249,9 @@ struct Inner<K> {
     /// Woken after each relist so an empty initial list also counts as synced.
     replaced: Notify,
     state: Mutex<RunState>,
+    on_panic: OnPanic,
+    /// The message of the panic that stopped the informer.
+    failure: Mutex<Option<String>>,
 }
 
 /// A shared, indexed cache of one kind with change notifications
@@ -351,9 +287,19 @@ pub struct InformerBuilder<K> {
     indexers: Indexers<K>,
     reflector: ReflectorOptions,
     error_handler: Option<WatchErrorHandler>,
+    on_panic: OnPanic,
 }
 
 impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
+    /// What to do when a transform, an index or key function or the watch
+    /// error handler panics (default [`OnPanic::Fail`]: stop this informer
+    /// and report it failed).
+    #[must_use]
+    pub fn on_panic(mut self, on_panic: OnPanic) -> Self {
+        self.on_panic = on_panic;
+        self
+    }
+
     /// The default resync period of handlers (client-go
     /// `defaultEventHandlerResyncPeriod`); zero (the default) never resyncs.
     #[must_use]
@@ -460,6 +406,8 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
                 synced,
                 replaced: Notify::new(),
                 state: Mutex::new(RunState::NotStarted),
+                on_panic: self.on_panic,
+                failure: Mutex::new(None),
             }),
         }
     }
@@ -481,6 +429,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
                 ..ReflectorOptions::default()
             },
             error_handler: None,
+            on_panic: OnPanic::default(),
         }
     }
 
@@ -570,6 +519,19 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
     /// not run again.
     pub fn is_stopped(&self) -> bool {
         *self.inner.state.lock() == RunState::Stopped
+    }
+
+    /// Why the informer stopped, if code it runs panicked ([`OnPanic`]):
+    /// the panic's message. Its cache no longer follows the server.
+    pub fn failure(&self) -> Option<String> {
+        self.inner.failure.lock().clone()
+    }
+
+    /// Changes received and not yet applied to the cache: the backlog of
+    /// its queue. Each handler's own backlog is
+    /// [`HandlerRegistration::pending`].
+    pub fn queued(&self) -> usize {
+        self.inner.queue.len()
     }
 
     /// Replaces the handler of list/watch failures; only before start.
@@ -682,11 +644,17 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         }
         let reflector = self.reflector();
         self.inner.core.lock().processor.start(cancel.child_token());
-        tokio::join!(reflector.run(cancel.clone()), self.process_loop(&cancel));
+        let work = async {
+            tokio::join!(reflector.run(cancel.clone()), self.process_loop(&cancel));
+        };
+        let outcome = failure::catch(&self.inner.reflector_options.name, self.inner.on_panic, work).await;
+        if let Err(message) = &outcome {
+            *self.inner.failure.lock() = Some(message.clone());
+        }
         *self.inner.state.lock() = RunState::Stopped;
         self.inner.core.lock().processor.stop();
         self.inner.queue.close();
-        Ok(())
+        outcome.map_err(|message| Error::Panicked { message })
     }
 
     fn reflector(&self) -> Reflector<K, InformerQueue<K>> {
@@ -762,10 +730,16 @@ impl<K: Object + Send + Sync + 'static> HasSynced for SharedIndexInformer<K> {
     fn has_synced(&self) -> bool {
         SharedIndexInformer::has_synced(self)
     }
+    fn failure(&self) -> Option<String> {
+        SharedIndexInformer::failure(self)
+    }
 }
 
 impl<T: HasSynced + ?Sized> HasSynced for &T {
     fn has_synced(&self) -> bool {
         (**self).has_synced()
+    }
+    fn failure(&self) -> Option<String> {
+        (**self).failure()
     }
 }

@@ -63,7 +63,7 @@ pub use delta_fifo::{
 pub use factory::{CacheSyncError, FactoryBuilder, NotSynced, SharedInformerFactory, SyncStopped, TypedInformer};
 pub use informer::{
     EnqueueKeys, FilteringResourceEventHandler, HandlerOptions, HandlerRegistration, HasSynced, InformerBuilder,
-    QueueKind, ResourceEventHandler, ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
+    OnPanic, QueueKind, ResourceEventHandler, ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
 };
 pub use list_watch::{FilteredListWatch, ListWatch, TweakListOptions};
 pub use lister::{Lister, NamespaceLister};

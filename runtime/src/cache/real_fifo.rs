@@ -336,6 +336,12 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
     /// Waits for a change, removes it and calls `process` with it and
     /// whether it belongs to the first list; returns it.
     ///
+    /// `process` runs under the queue's lock, as in client-go, so that a
+    /// relist in another task cannot slip between the pop and the store
+    /// write `process` makes (it would see the key neither queued nor
+    /// known, and a deletion in it would be lost). Calling this queue from
+    /// `process` deadlocks.
+    ///
     /// Pops never overlap: a second pop waits until the first one's
     /// `process` returned. Changes still queued after
     /// [`close`](Self::close) are popped; then [`Error::Closed`].
@@ -359,7 +365,6 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
                     st.popped += 1;
                     st.note_reached_lists();
                     st.give_back_room();
-                    drop(st);
                     process(&change, initial);
                     return Ok(change);
                 }
@@ -378,6 +383,7 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
     ///
     /// A batch holds each key at most once: a second change of a key ends
     /// it, so applying a batch's changes in any order gives the same store.
+    /// `process` runs under the queue's lock, as [`pop`](Self::pop)'s.
     ///
     /// # Cancel safety
     /// Cancel safe: changes are removed and processed within one poll.
@@ -386,45 +392,47 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
         F: FnOnce(&[Change<T>], bool) -> R,
     {
         let mut batch = self.shared.pop.lock().await;
+        let mut process = Some(process);
         loop {
             let notified = self.shared.item_ready.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            let initial = {
-                let mut st = self.shared.state.lock();
-                if st.items.is_empty() {
-                    if st.closed {
-                        return Err(Error::Closed);
-                    }
-                    None
-                } else {
-                    let initial = !st.has_synced();
-                    let mut limit = st.items.len().min(self.shared.batch_size);
-                    if st.initial_population_count > 0 {
-                        limit = limit.min(st.initial_population_count);
-                    }
-                    // A batch holds each key once, as client-go's: the next
-                    // change of a key already in it starts the next batch.
-                    let mut keys: HashSet<&str> = HashSet::with_capacity(limit);
-                    let take = st.items.iter().take(limit).take_while(|c| keys.insert(&c.key)).count();
-                    drop(keys);
-                    batch.extend(st.items.drain(..take));
-                    st.initial_population_count = st.initial_population_count.saturating_sub(take);
-                    st.popped += take as u64;
-                    st.note_reached_lists();
-                    st.give_back_room();
-                    Some(initial)
-                }
-            };
-            match initial {
-                Some(initial) => {
-                    let result = process(&batch, initial);
-                    batch.clear();
-                    return Ok(result);
-                }
-                None => notified.await,
+            if let Some(done) = self.try_pop_batch(&mut batch, &mut process) {
+                return done;
             }
+            notified.await;
         }
+    }
+
+    /// Takes a batch and processes it, all under the lock; `None` if the
+    /// queue is empty and still open (`process` is then still there).
+    fn try_pop_batch<F, R>(&self, batch: &mut Vec<Change<T>>, process: &mut Option<F>) -> Option<Result<R, Error>>
+    where
+        F: FnOnce(&[Change<T>], bool) -> R,
+    {
+        let mut st = self.shared.state.lock();
+        if st.items.is_empty() {
+            return st.closed.then_some(Err(Error::Closed));
+        }
+        let initial = !st.has_synced();
+        let mut limit = st.items.len().min(self.shared.batch_size);
+        if st.initial_population_count > 0 {
+            limit = limit.min(st.initial_population_count);
+        }
+        // A batch holds each key once, as client-go's: the next change of a
+        // key already in it starts the next batch.
+        let mut keys: HashSet<&str> = HashSet::with_capacity(limit);
+        let take = st.items.iter().take(limit).take_while(|c| keys.insert(&c.key)).count();
+        drop(keys);
+        batch.extend(st.items.drain(..take));
+        st.initial_population_count = st.initial_population_count.saturating_sub(take);
+        st.popped += take as u64;
+        st.note_reached_lists();
+        st.give_back_room();
+        let result = process.take().map(|process| process(batch, initial));
+        drop(st);
+        batch.clear();
+        result.map(Ok)
     }
 
     /// The resourceVersion of the newest relist whose changes have all been

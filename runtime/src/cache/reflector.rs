@@ -23,11 +23,14 @@
 //!   watch with `sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan`
 //!   and bookmarks; the objects streamed before the bookmark annotated
 //!   `k8s.io/initial-events-end: "true"` are replaced into the queue at
-//!   once and the same stream goes on as the watch. If the server rejects
-//!   the request or the stream fails or ends before that bookmark, the
-//!   reflector falls back to list+watch for that round; a rejection
-//!   (400/422) or a stream ending without the bookmark (a server that
-//!   ignores `sendInitialEvents`) turns watch-list off for good.
+//!   once and the same stream goes on as the watch. Until that bookmark:
+//!   a refused connection or a 429 is retried as a watch-list after a
+//!   backoff; an expired or too large resourceVersion is retried at once
+//!   as a consistent read (`""`); a stream that ends (or whose connection
+//!   breaks) is streamed again at once, unless it ended within a second
+//!   with nothing, a "very short watch"; that and any other failure (a
+//!   rejection, an error event, a bad event) fall back to list+watch for
+//!   this round only: the next round tries the watch-list again.
 //! - **List**: pages of 500 (`limit` + `continue`); a `continue` token that
 //!   expired (410 `Expired`) restarts as one full list without `limit`. The
 //!   first list asks for resourceVersion `"0"` (any version, from the
@@ -36,7 +39,17 @@
 //!   once the server said that version is expired or too large.
 //! - **Watch**: from the last synced version with `allowWatchBookmarks` and
 //!   a random `timeoutSeconds` between 5 and 10 minutes so many clients do
-//!   not reconnect in step. Bookmarks only advance the version.
+//!   not reconnect in step. Bookmarks only advance the version. A watch
+//!   that ends, or whose connection breaks, is started again at once; one
+//!   refused (connection refused, 429, or another transport failure)
+//!   after a backoff.
+//! - **Backoff**: [`BackoffConfig`] between failed attempts, back to its
+//!   first delay once an attempt succeeds (a list, the end of the initial
+//!   events, a watch event). [`ReflectorCounters::next_attempt_in`] says
+//!   how long the reflector is waiting.
+//!
+//! Watches do not wait for the client's rate limiter (client-go's do not
+//! either): a cut connection under many informers is watched again at once.
 //!
 //! Every list and watch goes through [`ListWatch::list_with`] and
 //! [`ListWatch::watch_with`] with the reflector's
@@ -111,15 +124,11 @@ pub enum Error {
     /// the watch lasted.
     #[error("very short watch: the watch ended after {0:?} without any event")]
     VeryShortWatch(Duration),
-    /// The watch-list request or its stream failed; the reflector lists right
-    /// away instead.
-    #[error("watch-list request failed; falling back to list+watch")]
+    /// The watch-list request or its stream failed: retried as a watch-list
+    /// after a backoff if the server was overloaded (429) or refused the
+    /// connection, else the reflector lists right away instead.
+    #[error("watch-list request failed")]
     WatchList(#[source] rest::Error),
-    /// The watch-list stream ended before its `k8s.io/initial-events-end`
-    /// bookmark: the server ignores `sendInitialEvents`, so the reflector uses
-    /// list+watch from then on.
-    #[error("watch-list stream ended before the initial-events-end bookmark; falling back to list+watch")]
-    WatchListIncomplete,
 }
 
 impl Error {
@@ -127,7 +136,7 @@ impl Error {
     pub fn rest_error(&self) -> Option<&rest::Error> {
         match self {
             Error::List(e) | Error::WatchStart(e) | Error::Watch(e) | Error::WatchList(e) => Some(e),
-            Error::VeryShortWatch(_) | Error::WatchListIncomplete => None,
+            Error::VeryShortWatch(_) => None,
         }
     }
 }
@@ -197,7 +206,7 @@ enum State<K> {
     Start,
     List,
     Watch,
-    InitialEvents { stream: WatchStream<K>, items: HashMap<Key, Arc<K>>, rv: String, events: u64 },
+    InitialEvents { stream: WatchStream<K>, items: HashMap<Key, Arc<K>>, rv: String, started: Instant, events: u64 },
     Watching { stream: WatchStream<K>, started: Instant, events: u64 },
     Backoff { until: Instant, then: Resume },
 }
@@ -236,6 +245,8 @@ struct Counts {
     watch_lists: AtomicU64,
     watches: AtomicU64,
     last_error: Mutex<Option<String>>,
+    /// When the reflector tries again, while it waits after a failure.
+    next_attempt: Mutex<Option<Instant>>,
 }
 
 impl ReflectorCounters {
@@ -265,6 +276,17 @@ impl ReflectorCounters {
     /// recovers: read it when the cache has not synced, to say why.
     pub fn last_error(&self) -> Option<String> {
         self.0.last_error.lock().clone()
+    }
+
+    /// How long until the reflector tries again, while it waits after a
+    /// failure ([`BackoffConfig`]); `None` while it lists or watches.
+    pub fn next_attempt_in(&self) -> Option<Duration> {
+        let at = (*self.0.next_attempt.lock())?;
+        Some(at.saturating_duration_since(Instant::now()))
+    }
+
+    fn set_next_attempt(&self, at: Option<Instant>) {
+        *self.0.next_attempt.lock() = at;
     }
 
     fn set_last_error(&self, err: &Error) {
@@ -302,8 +324,6 @@ pub struct Reflector<K, Q = DeltaFifo<K>> {
     /// A list at "0" came back in pages: the server has no watch cache for
     /// this resource, keep paging (client-go `paginatedResult`).
     paginated_result: bool,
-    /// The server showed it does not do watch-list.
-    watch_list_disabled: bool,
     backoff: Backoff,
     state: State<K>,
 }
@@ -355,7 +375,6 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
             counters: ReflectorCounters::default(),
             rv_unavailable: false,
             paginated_result: false,
-            watch_list_disabled: false,
             state: State::Start,
         }
     }
@@ -462,10 +481,13 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
             State::Start => self.start_round().await,
             State::List => self.list().await,
             State::Watch => self.start_watch().await,
-            State::InitialEvents { stream, items, rv, events } => self.initial_event(stream, items, rv, events).await,
+            State::InitialEvents { stream, items, rv, started, events } => {
+                self.initial_event(stream, items, rv, started, events).await
+            }
             State::Watching { stream, started, events } => self.watch_event(stream, started, events).await,
             State::Backoff { until, then } => {
                 tokio::time::sleep_until(until).await;
+                self.counters.set_next_attempt(None);
                 match then {
                     Resume::Start => State::Start,
                     Resume::Watch => State::Watch,
@@ -492,7 +514,9 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
 
     fn backoff(&mut self, then: Resume) -> State<K> {
         let now = Instant::now();
-        State::Backoff { until: now + self.backoff.next_delay(now), then }
+        let until = now + self.backoff.next_delay(now);
+        self.counters.set_next_attempt(Some(until));
+        State::Backoff { until, then }
     }
 
     fn prepare(&self, obj: K) -> Arc<K> {
@@ -519,13 +543,14 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
     fn synced(&mut self, rv: &str) {
         self.last_sync_rv.set(rv);
         self.rv_unavailable = false;
+        self.backoff.reset();
         if let Some(hook) = &self.after_replace {
             hook();
         }
     }
 
     async fn start_round(&mut self) -> State<K> {
-        if !self.options.use_watch_list || self.watch_list_disabled {
+        if !self.options.use_watch_list {
             return State::List;
         }
         let rv = if self.rv_unavailable { String::new() } else { self.last_sync_rv.get() };
@@ -539,23 +564,47 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
         };
         ReflectorCounters::count(&self.counters.0.watch_lists);
         match self.lw.watch_with(&opts, self.decode).await {
-            Ok(stream) => State::InitialEvents { stream, items: HashMap::new(), rv: String::new(), events: 0 },
-            Err(e) => {
-                if is_rejection(&e) {
-                    self.watch_list_disabled = true;
-                }
-                self.watch_list_failed(e)
-            }
+            Ok(stream) => State::InitialEvents {
+                stream,
+                items: HashMap::new(),
+                rv: String::new(),
+                started: Instant::now(),
+                events: 0,
+            },
+            Err(e) => self.watch_list_failed(e),
         }
     }
 
+    /// client-go's `watchList` on an error: overload and refused
+    /// connections retry the watch-list after a backoff, a version the
+    /// server no longer has retries it at once as a consistent read, and
+    /// anything else lists instead, this round.
     fn watch_list_failed(&mut self, e: rest::Error) -> State<K> {
+        if is_retriable(&e) {
+            self.report(Error::WatchList(e));
+            return self.backoff(Resume::Start);
+        }
         if is_expired(&e) || is_too_large_resource_version(&e) {
             self.rv_unavailable = true;
+            self.report(Error::WatchList(e));
+            return State::Start;
         }
         self.report(Error::WatchList(e));
         // Making progress beats insisting: list right away (client-go does).
         State::List
+    }
+
+    /// A watch-list stream ended, or its connection broke, before its
+    /// initial events did: as client-go, stream them again from the start
+    /// (what the broken attempt delivered is dropped), unless it ended
+    /// within a second with nothing, which lists instead.
+    fn watch_list_ended(&mut self, started: Instant, events: u64) -> State<K> {
+        let lasted = started.elapsed();
+        if events == 0 && lasted < Duration::from_secs(1) {
+            self.report(Error::VeryShortWatch(lasted));
+            return State::List;
+        }
+        State::Start
     }
 
     async fn initial_event(
@@ -563,6 +612,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
         mut stream: WatchStream<K>,
         mut items: HashMap<Key, Arc<K>>,
         mut rv: String,
+        started: Instant,
         events: u64,
     ) -> State<K> {
         tokio::task::consume_budget().await;
@@ -589,21 +639,14 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
                 }
             }
             Some(Err(e)) if e.is_probable_eof() => {
-                // The connection broke before the initial events ended: as
-                // client-go, stream them again from scratch (a list would
-                // load the same) and report nothing. A stream that broke
-                // before any event waits first, as a very short watch does.
+                // client-go's StreamWatcher ends quietly on these: an end.
                 tracing::debug!(reflector = %self.options.name, error = %ErrorChain(&e), "watch-list connection broke; starting it again");
-                return if events == 0 { self.backoff(Resume::Start) } else { State::Start };
+                return self.watch_list_ended(started, events);
             }
             Some(Err(e)) => return self.watch_list_failed(e),
-            None => {
-                self.watch_list_disabled = true;
-                self.report(Error::WatchListIncomplete);
-                return State::List;
-            }
+            None => return self.watch_list_ended(started, events),
         }
-        State::InitialEvents { stream, items, rv, events: events + 1 }
+        State::InitialEvents { stream, items, rv, started, events: events + 1 }
     }
 
     async fn list(&mut self) -> State<K> {
@@ -663,9 +706,10 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
         match self.lw.watch_with(&opts, self.decode).await {
             Ok(stream) => State::Watching { stream, started: Instant::now(), events: 0 },
             Err(e) => {
-                // Overload or a refused connection: the version is still good,
-                // only the watch needs retrying.
-                let retry_watch = e.is_too_many_requests() || matches!(e, rest::Error::Transport { .. });
+                // Overload or a connection that could not be made: the
+                // version is still good, only the watch needs retrying
+                // (client-go retries refused connections and 429s so).
+                let retry_watch = is_retriable(&e) || matches!(e, rest::Error::Transport { .. });
                 self.report(Error::WatchStart(e));
                 self.backoff(if retry_watch { Resume::Watch } else { Resume::Start })
             }
@@ -678,6 +722,11 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
         tokio::task::consume_budget().await;
         match stream.next().await {
             Some(Ok(event)) => {
+                if events == 0 {
+                    // The watch works: the next failure starts the backoff
+                    // afresh.
+                    self.backoff.reset();
+                }
                 // The version is copied straight into the shared handle
                 // (reusing its buffer): no allocation per event.
                 match event {
@@ -777,8 +826,8 @@ fn is_too_large_resource_version(e: &rest::Error) -> bool {
     cause || (e.is_timeout() && status.message.contains("Too large resource version"))
 }
 
-/// The server understood the watch-list request and refused it: asking
-/// again will not help.
-fn is_rejection(e: &rest::Error) -> bool {
-    e.is_invalid() || e.code() == Some(400) || e.status().is_some_and(|s| s.reason == "BadRequest")
+/// client-go's `isWatchErrorRetriable`: the server is overloaded (429) or
+/// refused the connection, so the same request may succeed later.
+fn is_retriable(e: &rest::Error) -> bool {
+    e.is_too_many_requests() || e.is_connection_refused()
 }

@@ -287,6 +287,7 @@ fn client_config_fields() {
     assert_eq!(c.tls_server_name.as_deref(), Some("kubernetes"), "TestTLSServerName");
     let c =
         load(d, "{server: 'https://h'}", "{client-certificate-data: Q0VSVA==, client-key-data: S0VZ}", &none).unwrap();
+    assert!(c.certificate_files.is_empty(), "inline data is never read again: {:?}", c.certificate_files);
     assert_eq!(
         (c.client_cert_pem.as_deref(), c.client_key_pem.unwrap().expose()),
         (Some(&b"CERT"[..]), "KEY"),

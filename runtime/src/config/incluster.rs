@@ -57,9 +57,12 @@ pub(super) fn config(env: &InClusterEnv) -> Result<Config, Error> {
     let ca_path = env.service_account_dir.join("ca.crt");
     config.root_ca_pem = Some(std::fs::read(&ca_path).map_err(|source| Error::ReadFile {
         what: "service account CA",
-        path: ca_path,
+        path: ca_path.clone(),
         source,
     })?);
+    // The CA is rotated in place (kube-controller-manager republishes the
+    // kube-root-ca.crt ConfigMap the volume projects): read it again.
+    config.certificate_files.certificate_authority = Some(ca_path);
     if let Ok(ns) = std::fs::read_to_string(env.service_account_dir.join("namespace")) {
         let ns = ns.trim();
         if !ns.is_empty() {
@@ -89,6 +92,11 @@ mod tests {
         assert_eq!(c.default_namespace, "kube-system");
         assert!(matches!(c.auth, Auth::TokenFile(ref p) if p.ends_with("token")));
         assert_eq!(c.root_ca_pem.as_deref(), Some(&b"pem"[..]));
+        assert_eq!(
+            c.certificate_files.certificate_authority,
+            Some(dir.path().join("ca.crt")),
+            "read again when rotated"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use base64::Engine as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::proxy::redact_url;
-use super::{Auth, Config, Error, Impersonate, Proxy, ProxyUrl, Secret};
+use super::{Auth, CertificateFiles, Config, Error, Impersonate, Proxy, ProxyUrl, Secret};
 
 /// A kubeconfig as written on disk (`clientcmdapi.Config`), possibly the
 /// merge of several files. Relative paths are already absolute, resolved
@@ -646,6 +646,18 @@ impl Config {
             (Some(data), _) if !data.is_empty() => Some(decode_b64(&origin, "client-key-data", data.expose())?),
             (_, Some(path)) => Some(read_file("client-key", path)?),
             _ => None,
+        };
+        // What was read from files is read again when it changes; inline
+        // data wins over a file, as above.
+        let from_file =
+            |data: Option<&str>, path: &Option<PathBuf>| path.clone().filter(|_| data.is_none_or(str::is_empty));
+        config.certificate_files = CertificateFiles {
+            certificate_authority: from_file(
+                cluster.certificate_authority_data.as_deref(),
+                &cluster.certificate_authority,
+            ),
+            client_certificate: from_file(user.client_certificate_data.as_deref(), &user.client_certificate),
+            client_key: from_file(user.client_key_data.as_ref().map(Secret::expose), &user.client_key),
         };
         config.client_key_pem = key
             .map(|k| String::from_utf8(k).map(Secret::new))

@@ -108,6 +108,11 @@ fn first_definition_and_first_current_context_win() {
     assert_eq!(one.root_ca_pem.as_deref(), Some(&b"CA PEM"[..]));
     assert_eq!(one.client_cert_pem.as_deref(), Some(&b"CERT PEM"[..]));
     assert_eq!(one.client_key_pem.as_ref().unwrap().expose(), "KEY PEM");
+    // Read from files, so read again when they are rotated.
+    let files = &one.certificate_files;
+    assert!(files.certificate_authority.as_ref().is_some_and(|p| p.ends_with("a/certs/ca.crt")), "{files:?}");
+    assert!(files.client_certificate.as_ref().is_some_and(|p| p.ends_with("a/certs/alice.crt")), "{files:?}");
+    assert!(files.client_key.as_ref().is_some_and(|p| p.ends_with("a/certs/alice.key")), "{files:?}");
     assert_eq!(one.tls_server_name.as_deref(), Some("kubernetes"));
     assert!(matches!(one.auth, Auth::None), "alice from the first file has no token");
 }

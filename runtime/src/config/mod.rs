@@ -37,7 +37,8 @@ pub use kubeconfig::{
 pub(crate) use proxy::EnvProxies;
 pub use proxy::{Proxy, ProxyEnv, ProxyScheme, ProxyUrl};
 pub use secret::Secret;
-pub use tls::build_tls_config;
+pub(crate) use tls::TlsSource;
+pub use tls::{DEFAULT_CERT_RELOAD_INTERVAL, build_tls_config};
 
 /// Everything that can be wrong with a configuration or credentials.
 ///
@@ -203,6 +204,36 @@ impl Impersonate {
     }
 }
 
+/// The files a configuration's certificates come from (kubeconfig
+/// `certificate-authority`, `client-certificate`, `client-key`; the
+/// in-cluster `ca.crt`), so a client can read them again when they are
+/// rotated, as client-go does.
+///
+/// A client reads a file here at start unless the matching PEM field of
+/// the [`Config`] holds its content already (the kubeconfig loader fills
+/// both), then every [`Config::cert_reload_interval`] and before it opens
+/// a connection. When the content changed, new connections use it and
+/// requests go to them; connections already open finish what they carry
+/// (a watch runs to its end). Content that does not parse (a file caught
+/// half-written, a certificate whose new key is not there yet) is logged
+/// and the previous material kept until the next look.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CertificateFiles {
+    /// The CA bundle that verifies the server ([`Config::root_ca_pem`]).
+    pub certificate_authority: Option<PathBuf>,
+    /// The client certificate chain ([`Config::client_cert_pem`]).
+    pub client_certificate: Option<PathBuf>,
+    /// The client certificate's key ([`Config::client_key_pem`]).
+    pub client_key: Option<PathBuf>,
+}
+
+impl CertificateFiles {
+    /// Whether no file is named.
+    pub fn is_empty(&self) -> bool {
+        self.certificate_authority.is_none() && self.client_certificate.is_none() && self.client_key.is_none()
+    }
+}
+
 /// Default client-side rate limit, as client-go's `rest.Config`.
 pub const DEFAULT_QPS: f32 = 5.0;
 /// Default burst of the client-side rate limit: requests that may go at
@@ -262,6 +293,13 @@ pub struct Config {
     pub client_cert_pem: Option<Vec<u8>>,
     /// Private key (PEM) of `client_cert_pem`.
     pub client_key_pem: Option<Secret>,
+    /// The files the CA bundle and the client certificate and key are read
+    /// from, read again when they change ([`CertificateFiles`]).
+    pub certificate_files: CertificateFiles,
+    /// How often a client looks whether its [`certificate_files`](Self::certificate_files)
+    /// changed (default [`DEFAULT_CERT_RELOAD_INTERVAL`]; zero: never reads
+    /// them again).
+    pub cert_reload_interval: Duration,
     /// How requests authenticate: token, token file, basic or exec plugin.
     pub auth: Auth,
     /// Who to act as instead of the authenticated user.
@@ -319,6 +357,8 @@ impl fmt::Debug for Config {
             .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
             .field("client_cert_pem", &Pem(&self.client_cert_pem))
             .field("client_key_pem", &self.client_key_pem)
+            .field("certificate_files", &self.certificate_files)
+            .field("cert_reload_interval", &self.cert_reload_interval)
             .field("auth", &self.auth)
             .field("impersonate", &self.impersonate)
             .field("qps", &self.qps)
@@ -346,6 +386,8 @@ impl Config {
             insecure_skip_tls_verify: false,
             client_cert_pem: None,
             client_key_pem: None,
+            certificate_files: CertificateFiles::default(),
+            cert_reload_interval: DEFAULT_CERT_RELOAD_INTERVAL,
             auth: Auth::None,
             impersonate: Impersonate::default(),
             qps: DEFAULT_QPS,

@@ -1,6 +1,8 @@
 //! The transport under every request: pooled hyper connections over
-//! rustls (HTTP/2 when the server offers it), the client-side rate limiter,
-//! credentials, and client-go's retry rules.
+//! rustls (HTTP/2 when the server offers it, in as many connections as the
+//! open streams need: [`pool`](super::pool)), the client-side rate limiter
+//! (which, as client-go's, watches skip), credentials, and client-go's
+//! retry rules.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,18 +13,15 @@ use futures_util::StreamExt as _;
 use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{Method, StatusCode};
 use http_body_util::{BodyExt as _, Full};
-use hyper::body::Incoming;
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::rt::TokioExecutor;
 use percent_encoding::AsciiSet;
 
 use super::connect::{Connector, InMemoryDial};
-
 use super::error::{Error, Status};
 use super::limiter::RateLimiter;
+use super::pool::{Body, NoHttp2, Pool};
 use super::watch::ByteStream;
 use crate::ErrorChain;
-use crate::config::{self, Authenticator, Config, ContentType};
+use crate::config::{self, Authenticator, Config, ContentType, TlsSource};
 
 /// Characters escaped in `Impersonate-Extra-<key>` header names.
 const HEADER_KEY: &AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
@@ -42,11 +41,14 @@ pub struct Client {
 }
 
 pub(super) struct Inner {
-    /// Replaced, with a fresh pool, when the client certificate changes.
-    http: parking_lot::RwLock<HyperClient<Connector, Full<Bytes>>>,
+    /// Replaced by a fresh pool when the certificates change.
+    pool: parking_lot::RwLock<Arc<Pool>>,
     connector: Connector,
-    /// The credentials' certificate generation the pool was built for.
+    tls: Arc<TlsSource>,
+    /// The exec plugin's certificate generation the pool was built for.
     cert_generation: AtomicU64,
+    /// The certificate files' generation the pool was built for.
+    tls_generation: AtomicU64,
     scheme: String,
     authority: String,
     base_path: String,
@@ -77,6 +79,11 @@ pub(super) struct Prepared {
     pub path_and_query: String,
     pub headers: HeaderMap,
     pub body: Bytes,
+    /// A watch (`watch=true`): not held by the client's rate limiter
+    /// unless retried, as in client-go ("we specifically don't want to rate
+    /// limit watches"). Informers re-watch at once after a cut, and the
+    /// resourceVersion they resume from may expire while they queue.
+    pub watch: bool,
 }
 
 fn config_err(e: config::Error) -> Error {
@@ -114,19 +121,18 @@ impl Client {
 
     fn build(config: Config, in_memory: Option<InMemoryDial>) -> Result<Client, Error> {
         let auth = Authenticator::new(&config).map_err(config_err)?;
-        let tls = config::build_tls_config(&config, &auth).map_err(config_err)?;
+        let tls = Arc::new(TlsSource::new(&config, &auth).map_err(config_err)?);
         let server_name = match &config.tls_server_name {
             Some(name) => Some(rustls_pki_types::ServerName::try_from(name.clone()).map_err(|e| {
                 Error::InvalidRequest { what: "tls-server-name".into(), message: format!("{name:?}: {e}") }
             })?),
             None => None,
         };
-        let mut connector = Connector::new(tls, server_name, &config.proxy);
+        let mut connector = Connector::new(Arc::clone(&tls), server_name, &config.proxy);
         connector.in_memory = in_memory;
-        let hyper = pool(connector.clone());
-
         let url = &config.cluster_url;
         let scheme = url.scheme_str().unwrap_or("https").to_owned();
+        let pool = Arc::new(Pool::new(&connector, scheme == "https"));
         let authority = url.authority().map(|a| a.as_str().to_owned()).ok_or_else(|| Error::InvalidRequest {
             what: "cluster URL".into(),
             message: format!("{url} has no host"),
@@ -163,8 +169,10 @@ impl Client {
         let limiter = (config.qps > 0.0).then(|| RateLimiter::new(config.qps, config.burst));
         Ok(Client {
             inner: Arc::new(Inner {
-                http: parking_lot::RwLock::new(hyper),
+                pool: parking_lot::RwLock::new(pool),
                 connector,
+                tls_generation: AtomicU64::new(tls.generation()),
+                tls,
                 cert_generation: AtomicU64::new(auth.cert_generation()),
                 scheme,
                 authority,
@@ -204,24 +212,33 @@ impl Client {
 
     /// Sends with limiter, credentials and retries; returns a 2xx response
     /// or the error the server gave.
-    pub(super) async fn execute(&self, req: &Prepared) -> Result<http::Response<Incoming>, Error> {
+    pub(super) async fn execute(&self, req: &Prepared) -> Result<http::Response<Body>, Error> {
         let inner = &*self.inner;
         let url = format!("{}://{}{}{}", inner.scheme, inner.authority, inner.base_path, req.path_and_query);
         let mut retries = 0;
         let mut reauthenticated = false;
+        let mut fell_back = false;
         loop {
-            if let Some(limiter) = &inner.limiter {
+            // A watch's retries after a Retry-After wait in line (client-go's
+            // retries are throttled too).
+            if let Some(limiter) = inner.limiter.as_ref().filter(|_| !req.watch || retries > 0) {
                 limiter.acquire().await;
             }
             let auth = inner.auth.authorization().await.map_err(Error::Auth)?;
+            inner.tls.check_if_due();
             self.rotate_if_certificate_changed();
             let request = self
                 .request_builder(req, &url, auth.as_ref())
                 .body(Full::new(req.body.clone()))
                 .map_err(|e| Error::InvalidRequest { what: url.clone(), message: e.to_string() })?;
-            let http = inner.http.read().clone();
-            let response = match http.request(request).await {
+            let pool = Arc::clone(&inner.pool.read());
+            let response = match pool.send(request).await {
                 Ok(r) => r,
+                // The pool switched to HTTP/1.1 for a server without HTTP/2.
+                Err(e) if !fell_back && is_no_http2(&e) => {
+                    fell_back = true;
+                    continue;
+                }
                 Err(e) if req.method == Method::GET && retries < inner.max_retries && is_connection_reset(&e) => {
                     retries += 1;
                     tracing::debug!(%url, error = %ErrorChain(&e), retries, "connection reset; retrying GET");
@@ -309,32 +326,43 @@ where
     Error::Api(Box::new(st))
 }
 
-/// A connection pool over `connector`. HTTP/2 pings find dead connections
-/// under long watches, as client-go's ReadIdleTimeout (30 s) and
-/// PingTimeout (15 s) do.
-fn pool(connector: Connector) -> HyperClient<Connector, Full<Bytes>> {
-    HyperClient::builder(TokioExecutor::new())
-        .pool_idle_timeout(Duration::from_secs(90))
-        .timer(hyper_util::rt::TokioTimer::new())
-        .http2_keep_alive_interval(Duration::from_secs(30))
-        .http2_keep_alive_timeout(Duration::from_secs(15))
-        .build(connector)
-}
-
 impl Client {
-    /// When an exec plugin (or a reloaded file) produced a new client
-    /// certificate, no pooled connection may be reused: they authenticated
-    /// with the old one, which the server may just have rejected. Like
-    /// client-go, close every connection (watches restart on their own) and
-    /// start a new pool, so the next request handshakes with the new one.
+    /// Moves requests to new connections when the certificates changed.
+    ///
+    /// An exec plugin's new client certificate usually follows a 401 on
+    /// the old one: like client-go, close every connection (watches
+    /// restart on their own) and start a new pool, so the next request
+    /// handshakes with the new one. Rotated certificate files
+    /// ([`CertificateFiles`](crate::config::CertificateFiles)) are taken
+    /// before the old ones expire: new requests go to new connections,
+    /// made with them, and the old connections finish what they carry.
     pub(super) fn rotate_if_certificate_changed(&self) {
         let inner = &*self.inner;
         let current = inner.auth.cert_generation();
         if inner.cert_generation.swap(current, Ordering::SeqCst) != current {
             tracing::debug!("client certificate changed; closing connections");
-            *inner.http.write() = pool(inner.connector.clone());
+            *inner.pool.write() = Arc::new(self.new_pool());
             inner.connector.tracker.close_all();
         }
+        let current = inner.tls.generation();
+        if inner.tls_generation.swap(current, Ordering::SeqCst) != current {
+            tracing::debug!("certificate files changed; new requests go to new connections");
+            *inner.pool.write() = Arc::new(self.new_pool());
+        }
+    }
+
+    fn new_pool(&self) -> Pool {
+        Pool::new(&self.inner.connector, self.inner.scheme == "https")
+    }
+
+    /// How the client's requests in flight are spread over its
+    /// connections: for each HTTP/2 connection opened, oldest first, the
+    /// requests it carries now (watches, followed logs, and requests
+    /// waiting for their answer). A second connection opens once the
+    /// server's limit of streams on one (100 for kube-apiserver) is
+    /// reached. Over HTTP/1.1 an entry is a group of connections.
+    pub fn connections(&self) -> Vec<usize> {
+        self.inner.pool.read().lanes()
     }
 }
 
@@ -343,6 +371,17 @@ impl Client {
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let secs: u64 = headers.get(http::header::RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
     Some(Duration::from_secs(secs))
+}
+
+fn is_no_http2(e: &hyper_util::client::legacy::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.is::<NoHttp2>() {
+            return true;
+        }
+        source = err.source();
+    }
+    false
 }
 
 fn is_connection_reset(e: &hyper_util::client::legacy::Error) -> bool {
@@ -379,6 +418,6 @@ fn log_warnings(headers: &HeaderMap) {
 
 /// A response body as a stream of chunks.
 #[must_use = "a stream does nothing unless polled"]
-pub(super) fn body_stream(response: http::Response<Incoming>) -> ByteStream {
+pub(super) fn body_stream(response: http::Response<Body>) -> ByteStream {
     http_body_util::BodyDataStream::new(response.into_body()).map(|r| r.map_err(Error::Body)).boxed()
 }

@@ -1,9 +1,13 @@
-//! Opening connections to the apiserver: TCP (hyper's `HttpConnector`),
-//! then, as configured, a proxy (HTTP `CONNECT`, the same inside TLS to an
-//! `https` proxy, or SOCKS5), then TLS with a bounded handshake. Every
-//! connection is tracked so all of them can be closed at once when the
-//! client certificate changes, as client-go's connection-rotating dialer
-//! does: otherwise pooled connections keep presenting the old certificate.
+//! Opening connections to the apiserver: TCP (hyper's `HttpConnector`,
+//! with Go's dialer's keepalive), then, as configured, a proxy (HTTP
+//! `CONNECT`, the same inside TLS to an `https` proxy, or SOCKS5), then TLS
+//! with a bounded handshake and the client's current certificates
+//! ([`TlsSource`]). Every connection is tracked so all of them can be
+//! closed at once when an exec plugin's client certificate changes, as
+//! client-go's connection-rotating dialer does: otherwise pooled
+//! connections keep presenting the old certificate. A connection of the
+//! [`pool`](super::pool) tells it the protocol negotiated and, for HTTP/2,
+//! the server's limit of streams ([`settings`](super::settings)).
 
 use std::future::Future;
 use std::io;
@@ -19,7 +23,9 @@ use rustls_pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-use crate::config::{EnvProxies, Proxy, ProxyEnv, ProxyScheme, ProxyUrl};
+use super::pool::{Learned, NoHttp2};
+use super::settings::SettingsSniffer;
+use crate::config::{EnvProxies, Proxy, ProxyEnv, ProxyScheme, ProxyUrl, TlsSource};
 
 /// client-go's `TLSHandshakeTimeout`: a server (or proxy) that accepts TCP
 /// but never answers the handshake must not hang a list or a watch start.
@@ -27,6 +33,16 @@ pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// client-go's dial timeout; also bounds the proxy handshake.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// TCP keepalive as Go's dialer sets it for client-go (`KeepAlive: 30s`,
+/// then Go's defaults): the first probe after 30 s of silence, then every
+/// 15 s, and the connection is dead after 9 unanswered: about 165 s. Only
+/// the idle time would leave the system's interval (75 s on Linux) and
+/// count (9), about 12 minutes, for a plain HTTP/1.1 or WebSocket
+/// connection to a vanished peer, which no HTTP/2 ping covers.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(15);
+const KEEPALIVE_PROBES: u32 = 9;
 
 /// Anything a connection can be layered on.
 trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
@@ -76,11 +92,24 @@ impl Tracker {
 /// fake apiserver of [`crate::fake`]) instead of dialing.
 pub(crate) type InMemoryDial = Arc<dyn Fn() -> tokio::io::DuplexStream + Send + Sync>;
 
+/// Which protocols a connection offers the server in TLS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Offer {
+    /// h2, then HTTP/1.1: pooled connections.
+    Pooled,
+    /// HTTP/1.1 only: protocol upgrades (WebSockets) do not exist in
+    /// HTTP/2, and the apiserver would pick h2 if offered.
+    Http1,
+}
+
 /// The connector given to hyper's pool.
 #[derive(Clone)]
 pub(super) struct Connector {
     tcp: HttpConnector,
-    tls: Arc<rustls::ClientConfig>,
+    tls: Arc<TlsSource>,
+    offer: Offer,
+    /// The pool told what each connection negotiates (none outside it).
+    pool: Option<Arc<Learned>>,
     /// Verify the server certificate against this name instead of the host.
     server_name: Option<ServerName<'static>>,
     proxy: Arc<ProxyRule>,
@@ -91,21 +120,14 @@ pub(super) struct Connector {
 }
 
 impl Connector {
-    pub(super) fn new(
-        mut tls: rustls::ClientConfig,
-        server_name: Option<ServerName<'static>>,
-        proxy: &Proxy,
-    ) -> Connector {
+    pub(super) fn new(tls: Arc<TlsSource>, server_name: Option<ServerName<'static>>, proxy: &Proxy) -> Connector {
         let mut tcp = HttpConnector::new();
         tcp.enforce_http(false);
         tcp.set_nodelay(true);
-        tcp.set_keepalive(Some(Duration::from_secs(30)));
+        tcp.set_keepalive(Some(KEEPALIVE_IDLE));
+        tcp.set_keepalive_interval(Some(KEEPALIVE_INTERVAL));
+        tcp.set_keepalive_retries(Some(KEEPALIVE_PROBES));
         tcp.set_connect_timeout(Some(CONNECT_TIMEOUT));
-        tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-        // A resumed session keeps the client identity of the session it
-        // resumes, so a new certificate would never be presented. Go's
-        // client does not resume sessions unless given a cache either.
-        tls.resumption = rustls::client::Resumption::disabled();
         let proxy = match proxy {
             Proxy::None => ProxyRule::Never,
             Proxy::Url(url) => ProxyRule::Always(url.clone()),
@@ -114,7 +136,9 @@ impl Connector {
         };
         Connector {
             tcp,
-            tls: Arc::new(tls),
+            tls,
+            offer: Offer::Pooled,
+            pool: None,
             server_name,
             proxy: Arc::new(proxy),
             tracker: Arc::default(),
@@ -127,9 +151,12 @@ impl Connector {
     /// upgrades (WebSockets) do not exist in HTTP/2, and the apiserver
     /// would pick h2 if offered.
     pub(super) fn http1_only(&self) -> Connector {
-        let mut tls = (*self.tls).clone();
-        tls.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Connector { tls: Arc::new(tls), ..self.clone() }
+        Connector { offer: Offer::Http1, pool: None, ..self.clone() }
+    }
+
+    /// The same connector, telling `pool` what its connections negotiate.
+    pub(super) fn reporting_to(&self, pool: Arc<Learned>) -> Connector {
+        Connector { pool: Some(pool), ..self.clone() }
     }
 
     /// Opens one connection to `uri`, outside any pool.
@@ -169,18 +196,30 @@ impl Connector {
 
     async fn connect(self, uri: Uri) -> Result<TokioIo<Conn>, BoxError> {
         if let Some(dial) = &self.in_memory {
+            if let Some(pool) = &self.pool {
+                pool.http1();
+            }
             let token = self.tracker.token();
             let io: Box<dyn Io> = Box::new(dial());
-            return Ok(TokioIo::new(Conn { io, h2: false, forward: false, closed: Box::pin(token.cancelled_owned()) }));
+            return Ok(TokioIo::new(Conn {
+                io,
+                h2: false,
+                forward: false,
+                settings: None,
+                closed: Box::pin(token.cancelled_owned()),
+            }));
         }
         let Route { proxy, https, host, port } = self.route(&uri)?;
         // Taken before connecting: a rotation during the handshake must
         // close this connection too.
         let token = self.tracker.token();
+        // Current as of this connection: rotated files are read first.
+        let tls = self.tls.for_new_connection();
         let (io, forward): (Box<dyn Io>, bool) = match &proxy {
             None => (Box::new(self.tcp_to(&host, port).await?), false),
             Some(p) => {
-                let opened = tokio::time::timeout(CONNECT_TIMEOUT, self.through_proxy(p, &host, port, https)).await;
+                let tunnel = self.through_proxy(p, &host, port, https, &tls.proxy);
+                let opened = tokio::time::timeout(CONNECT_TIMEOUT, tunnel).await;
                 let io = opened.map_err(|_| format!("proxy {p:?}: no answer within {CONNECT_TIMEOUT:?}"))??;
                 // Plain http servers behind an HTTP proxy get absolute-form
                 // requests on the proxy connection, as Go's transport does.
@@ -192,13 +231,34 @@ impl Connector {
                 Some(n) => n.clone(),
                 None => ServerName::try_from(host.clone()).map_err(|e| format!("server name {host:?}: {e}"))?,
             };
-            let tls = self.tls_handshake(io, name, self.tls.clone()).await?;
+            let config = match self.offer {
+                Offer::Pooled => Arc::clone(&tls.pooled),
+                Offer::Http1 => Arc::clone(&tls.http1),
+            };
+            let tls = self.tls_handshake(io, name, config).await?;
             let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
             (Box::new(tls), h2)
         } else {
             (io, false)
         };
-        Ok(TokioIo::new(Conn { io, h2, forward, closed: Box::pin(token.cancelled_owned()) }))
+        let settings = match &self.pool {
+            Some(pool) if h2 => {
+                let pool = Arc::clone(pool);
+                Some(SettingsSniffer::new(move |limit| pool.stream_limit(limit)))
+            }
+            Some(pool) => {
+                // hyper would speak HTTP/2 on this connection all the same:
+                // refuse it, and the request goes again over HTTP/1.1.
+                let refuse = pool.http2_only();
+                pool.http1();
+                if refuse {
+                    return Err(Box::new(NoHttp2));
+                }
+                None
+            }
+            None => None,
+        };
+        Ok(TokioIo::new(Conn { io, h2, forward, settings, closed: Box::pin(token.cancelled_owned()) }))
     }
 
     async fn tls_handshake(
@@ -222,7 +282,14 @@ impl Connector {
         Ok(io.into_inner())
     }
 
-    async fn through_proxy(&self, p: &ProxyUrl, host: &str, port: u16, https: bool) -> Result<Box<dyn Io>, BoxError> {
+    async fn through_proxy(
+        &self,
+        p: &ProxyUrl,
+        host: &str,
+        port: u16,
+        https: bool,
+        proxy_tls: &Arc<rustls::ClientConfig>,
+    ) -> Result<Box<dyn Io>, BoxError> {
         let tcp = self.tcp_to(&p.host, p.port).await?;
         match p.scheme {
             ProxyScheme::Socks5 => {
@@ -246,11 +313,9 @@ impl Connector {
                 if p.scheme == ProxyScheme::Https {
                     // The proxy is verified with the same trust as the
                     // server; h2 is not offered to it.
-                    let mut config = (*self.tls).clone();
-                    config.alpn_protocols.clear();
                     let name =
                         ServerName::try_from(p.host.clone()).map_err(|e| format!("proxy name {:?}: {e}", p.host))?;
-                    io = Box::new(self.tls_handshake(io, name, Arc::new(config)).await?);
+                    io = Box::new(self.tls_handshake(io, name, Arc::clone(proxy_tls)).await?);
                 }
                 if https {
                     connect_tunnel(&mut io, p, host, port).await?;
@@ -309,6 +374,9 @@ pub(super) struct Conn {
     io: Box<dyn Io>,
     h2: bool,
     forward: bool,
+    /// Reads the server's first SETTINGS frame as it passes (HTTP/2 in a
+    /// pool lane only); dropped once it has.
+    settings: Option<SettingsSniffer>,
     closed: Pin<Box<WaitForCancellationFutureOwned>>,
 }
 
@@ -343,7 +411,14 @@ impl AsyncRead for Conn {
         if let Err(e) = self.check_closed(cx) {
             return Poll::Ready(Err(e));
         }
-        Pin::new(&mut self.io).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.io).poll_read(cx, buf);
+        if let Some(sniffer) = &mut self.settings
+            && sniffer.feed(&buf.filled()[before..])
+        {
+            self.settings = None;
+        }
+        polled
     }
 }
 

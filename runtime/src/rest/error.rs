@@ -427,6 +427,21 @@ impl Error {
         self.status().map(|s| s.code)
     }
 
+    /// The server refused the connection (apimachinery
+    /// `net.IsConnectionRefused`): nothing listens there now, an apiserver
+    /// restarting, say. Worth retrying after a while.
+    pub fn is_connection_refused(&self) -> bool {
+        let Error::Transport { error, .. } = self else { return false };
+        let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(error);
+        while let Some(e) = cur {
+            if e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused) {
+                return true;
+            }
+            cur = e.source();
+        }
+        false
+    }
+
     /// The connection broke or timed out rather than the server or the data
     /// being wrong (apimachinery `net.IsProbableEOF` or `net.IsTimeout`): an
     /// EOF or unexpected EOF (also inside a watch event), a reset or aborted

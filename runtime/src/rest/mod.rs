@@ -21,9 +21,19 @@
 //!   credentials.
 //!
 //! Every client applies a token-bucket rate limit (QPS 5, burst 10 unless
-//! configured), retries 429/5xx answers that carry `Retry-After` (at most
-//! [`MAX_RETRIES`] times) and GETs whose connection was reset, and turns
-//! non-2xx answers into [`Error::Api`] with the server's `Status`.
+//! configured) to every request but watches (as client-go), retries
+//! 429/5xx answers that carry `Retry-After` (at most [`MAX_RETRIES`]
+//! times) and GETs whose connection was reset, and turns non-2xx answers
+//! into [`Error::Api`] with the server's `Status`.
+//!
+//! # Connections
+//! A client opens as many HTTP/2 connections as its open streams need:
+//! kube-apiserver takes 100 at once on one connection, and watches,
+//! followed logs and port-forwards each hold one for minutes. Requests go
+//! to the first connection with room, so a short request never waits
+//! behind long ones ([`Client::connections`] shows how they are spread).
+//! Flow control is Go's transport's (a connection window of 1 GiB, 4 MiB
+//! per stream): a stream the program reads slowly holds up only itself.
 //!
 //! # Content types
 //! A [`ResourceClient<K>`] made by [`ResourceClient::new`] (the generated
@@ -53,11 +63,13 @@ mod error;
 mod limiter;
 pub mod logs;
 mod options;
+mod pool;
 pub mod portforward;
 pub mod proxy;
 pub mod remotecommand;
 mod request;
 mod resource;
+mod settings;
 pub mod subresource;
 mod target;
 mod upgrade;
@@ -74,6 +86,7 @@ pub use options::{
     ApplyOptions, CreateOptions, DeleteOptions, FieldValidation, GetOptions, ListOptions, Patch, PatchOptions,
     Preconditions, PropagationPolicy, QueryPairs, UpdateOptions, VersionMatch, WatchOptions, WriteOptions,
 };
+pub use pool::Body;
 pub use portforward::HasPortForward;
 pub use proxy::HasProxy;
 pub use remotecommand::{HasAttach, HasExec};

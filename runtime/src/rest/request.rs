@@ -15,6 +15,7 @@ use serde::de::DeserializeOwned;
 use super::client::{Client, Prepared, body_stream};
 use super::content::{Format, response_format};
 use super::error::Error;
+use super::pool::Body;
 use super::watch::{ByteStream, WatchStream, watch_stream, watch_stream_with};
 use crate::codec::{DecodeOptions, DecodeWith};
 
@@ -287,7 +288,7 @@ impl Request {
             p.push('/');
         }
         let mut query = self.query.clone();
-        let watch = query.iter().any(|(k, v)| k == "watch" && v == "true");
+        let watch = self.is_watch();
         if let Some(t) = self.timeout.filter(|_| self.timeout_param && !watch) {
             query.push(("timeout".into(), format!("{}s", t.as_secs().max(1))));
         }
@@ -298,6 +299,11 @@ impl Request {
         p
     }
 
+    /// Whether the query asks for a watch.
+    fn is_watch(&self) -> bool {
+        self.query.iter().any(|(k, v)| k == "watch" && v == "true")
+    }
+
     pub(super) fn prepare(mut self) -> Result<(Client, Prepared, Option<Duration>), Error> {
         if let Some(e) = self.error.take() {
             return Err(e);
@@ -306,7 +312,8 @@ impl Request {
         if !self.headers.contains_key(http::header::ACCEPT) {
             self.headers.insert(http::header::ACCEPT, HeaderValue::from_static("application/json"));
         }
-        let prepared = Prepared { method: self.method, path_and_query, headers: self.headers, body: self.body };
+        let watch = self.is_watch();
+        let prepared = Prepared { method: self.method, path_and_query, headers: self.headers, body: self.body, watch };
         Ok((self.client, prepared, self.timeout.or(self.deadline)))
     }
 
@@ -315,7 +322,7 @@ impl Request {
     /// # Cancel safety
     /// Dropping the future abandons the request (the connection is closed
     /// or returned to the pool); nothing is retried later.
-    pub async fn send(self) -> Result<http::Response<hyper::body::Incoming>, Error> {
+    pub async fn send(self) -> Result<http::Response<Body>, Error> {
         let (client, prepared, timeout) = self.prepare()?;
         with_timeout(timeout, client.execute(&prepared)).await
     }

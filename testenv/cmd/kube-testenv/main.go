@@ -33,6 +33,7 @@ commands:
   fill     create N ConfigMaps in a running testenv (for measurements)
   proto-testdata  write the Go types' protobuf and JSON bytes of testdata objects
   version  print the Kubernetes version compiled in
+  client-cert  write a new CA and a client certificate it signs (for --client-ca-file tests)
 
   serve-http  answer HTTP GETs on 127.0.0.1:PORT with a fixed body (a server for pods on the node)
 
@@ -66,6 +67,8 @@ func main() {
 		err = runNode(args)
 	case "serve-http":
 		err = cmdServeHTTP(args)
+	case "client-cert":
+		err = cmdClientCert(args)
 	case "apiserver":
 		// cli.Run sets up logging/flags the way the upstream binary does.
 		c := app.NewAPIServerCommand()

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
+use crate::cache::fifo_test_support::a_relist_racing_a_pop_keeps_the_deletion;
 use crate::cache::fifo_test_support::{Literal, obj, show, two_producers_keep_their_order};
 use crate::testing::Pod;
 
@@ -441,4 +442,12 @@ async fn pop_should_unblock_when_closed() {
             .unwrap();
         assert!(matches!(r, Err(Error::Closed)));
     }
+}
+
+/// Not an upstream case: upstream holds its lock while processing a pop,
+/// which this checks the queue does too.
+#[tokio::test]
+async fn relist_racing_a_pop_keeps_the_deletion() {
+    a_relist_racing_a_pop_keeps_the_deletion(|known| DeltaFifo::new(DeltaFifoOptions::default().known_objects(known)))
+        .await;
 }

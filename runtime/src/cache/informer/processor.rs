@@ -40,16 +40,22 @@ impl<K> Clone for Notification<K> {
     }
 }
 
-/// What a registration needs to answer `has_synced`.
+/// What a registration needs to answer `has_synced` and `pending`.
 #[derive(Debug)]
 pub(crate) struct ListenerSync {
     /// Initial-list notifications queued but not yet handled.
     pending_initial: AtomicUsize,
+    /// Notifications queued but not yet handled.
+    pending: AtomicUsize,
     /// The informer's own sync flag.
     pub(crate) informer_synced: Arc<AtomicBool>,
 }
 
 impl ListenerSync {
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.load(Ordering::Acquire)
+    }
+
     pub(crate) fn has_synced(&self) -> bool {
         // Notifications are counted before the informer flag flips, so
         // reading the flag first cannot miss pending ones.
@@ -145,6 +151,7 @@ impl<K> Listener<K> {
         if let Notification::Add(_, true) = n {
             self.sync.pending_initial.fetch_add(1, Ordering::AcqRel);
         }
+        self.sync.pending.fetch_add(1, Ordering::AcqRel);
         self.mailbox.send(n);
     }
 }
@@ -181,7 +188,11 @@ impl<K: Send + Sync + 'static> Processor<K> {
         informer_synced: Arc<AtomicBool>,
     ) -> (u64, Arc<ListenerSync>) {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let sync = Arc::new(ListenerSync { pending_initial: AtomicUsize::new(0), informer_synced });
+        let sync = Arc::new(ListenerSync {
+            pending_initial: AtomicUsize::new(0),
+            pending: AtomicUsize::new(0),
+            informer_synced,
+        });
         let mut listener = Listener {
             id,
             mailbox: Arc::new(Mailbox::new()),
@@ -333,14 +344,15 @@ fn dispatch<K: 'static>(
 }
 
 fn deliver_one<K: 'static>(handler: &dyn ResourceEventHandler<K>, sync: &ListenerSync, n: Notification<K>) {
-    /// Counts an initial-list notification as handled even if the handler
-    /// panics, so `has_synced` does not wait forever.
+    /// Counts a notification as handled even if the handler panics, so
+    /// `has_synced` does not wait forever.
     struct Handled<'a>(&'a AtomicUsize);
     impl Drop for Handled<'_> {
         fn drop(&mut self) {
             self.0.fetch_sub(1, Ordering::AcqRel);
         }
     }
+    let _handled = Handled(&sync.pending);
     match n {
         Notification::Add(obj, initial) => {
             let _handled = initial.then(|| Handled(&sync.pending_initial));

@@ -132,6 +132,13 @@ impl<K: Object + Send + Sync + 'static> InformerQueue<K> {
         }
     }
 
+    pub(super) fn len(&self) -> usize {
+        match self {
+            InformerQueue::Real(q) => q.len(),
+            InformerQueue::Deltas(q) => q.len(),
+        }
+    }
+
     pub(super) fn close(&self) {
         match self {
             InformerQueue::Real(q) => q.close(),

@@ -6,6 +6,7 @@ use parking_lot::Mutex as PlMutex;
 use super::*;
 use crate::cache::list_watch::scripted::{Scripted, api_error, page};
 use crate::cache::reflector::BackoffConfig;
+use crate::cache::store::{IndexFn, Indexers};
 use crate::rest::WatchEvent;
 use crate::selector::LabelSelector;
 use crate::testing::{Pod, pod};
@@ -202,6 +203,7 @@ async fn a_blocked_handler_stalls_neither_other_handlers_nor_the_cache() {
     assert!(inf.has_synced());
     assert_eq!(slow.seen.load(Ordering::SeqCst), 0);
     assert!(!slow_reg.has_synced(), "the blocked handler has not seen the initial list");
+    assert_eq!((slow_reg.pending(), fast_reg.pending(), inf.queued()), (N, 0, 0), "the backlog is the slow handler's");
 
     release.send(()).unwrap();
     let drained = tokio::time::timeout(Duration::from_secs(20), async {
@@ -212,6 +214,7 @@ async fn a_blocked_handler_stalls_neither_other_handlers_nor_the_cache() {
     .await;
     assert!(drained.is_ok());
     assert_eq!(slow.seen.load(Ordering::SeqCst), N);
+    assert_eq!(slow_reg.pending(), 0);
     cancel.cancel();
     task.await.unwrap().unwrap();
 }
@@ -520,6 +523,33 @@ async fn a_panicking_handler_keeps_receiving() {
     assert_eq!(seen, ["good", "later"]);
     cancel.cancel();
     task.await.unwrap().unwrap();
+}
+
+/// A panicking index function (or transform, or key function) stops the
+/// informer, which is then failed with the panic's message: the wait for
+/// sync ends at once, and `run` returns the error.
+#[tokio::test(start_paused = true)]
+async fn a_panic_in_an_index_function_fails_the_informer() {
+    let lw = Arc::new(Scripted::default());
+    lw.push_list(Ok(page(vec![pod_rv("a", "3")], "10", None)));
+    lw.push_watch(vec![], true);
+    let exploding: IndexFn<Pod> = Arc::new(|_: &Pod| -> Vec<String> { panic!("index function exploded") });
+    let inf = SharedIndexInformer::builder(Arc::clone(&lw))
+        .reflector_options(options())
+        .indexers(Indexers::from([("boom".to_owned(), exploding)]))
+        .build()
+        .unwrap();
+    let cancel = CancellationToken::new();
+    let task = inf.start(cancel.clone());
+    assert!(!wait_for_cache_sync(&cancel, &[&inf]).await, "a failed informer never syncs");
+    assert!(!cancel.is_cancelled());
+    assert_eq!(inf.failure().as_deref(), Some("index function exploded"));
+    assert_eq!(HasSynced::failure(&inf).as_deref(), Some("index function exploded"));
+    assert!(inf.is_stopped());
+    match task.await.unwrap() {
+        Err(Error::Panicked { message }) => assert_eq!(message, "index function exploded"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::*;
+use crate::cache::fifo_test_support::a_relist_racing_a_pop_keeps_the_deletion;
 use crate::cache::fifo_test_support::{Literal, obj, show as show_delta, two_producers_keep_their_order};
 use crate::testing::Pod;
 
@@ -526,4 +527,11 @@ async fn a_relist_is_reached_once_its_changes_are_popped() {
     assert_eq!(f.take_reached_list(), None, "b is still queued");
     pop_raw(&f).await;
     assert_eq!(f.take_reached_list().as_deref(), Some("9"));
+}
+
+/// Not an upstream case: upstream holds its lock while processing a pop,
+/// which this checks the queue does too.
+#[tokio::test]
+async fn relist_racing_a_pop_keeps_the_deletion() {
+    a_relist_racing_a_pop_keeps_the_deletion(|known| RealFifo::new(RealFifoOptions::new(known))).await;
 }

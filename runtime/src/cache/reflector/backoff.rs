@@ -12,8 +12,8 @@ use tokio::time::Instant;
 /// to `max`, and each one is stretched by a random share of up to `jitter`
 /// of itself (so with the default jitter 1.0 a delay `d` becomes something
 /// in `[d, 2d)`), which spreads the relists of many clients after an
-/// apiserver restart. After `reset_after` without a retry, the next delay
-/// is `initial` again.
+/// apiserver restart. After `reset_after` without a retry, or once an
+/// attempt succeeds, the next delay is `initial` again.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BackoffConfig {
     /// The first delay.
@@ -52,6 +52,12 @@ pub(crate) struct Backoff {
 impl Backoff {
     pub(crate) fn new(config: BackoffConfig) -> Self {
         Backoff { next: config.initial, config, last_end: None }
+    }
+
+    /// Starts the sequence again at `initial`: an attempt succeeded.
+    pub(crate) fn reset(&mut self) {
+        self.next = self.config.initial;
+        self.last_end = None;
     }
 
     /// The delay to wait now, advancing the sequence.

@@ -301,34 +301,103 @@ async fn watch_list_replaces_at_initial_events_end_and_keeps_watching() {
     );
 }
 
+/// As client-go 1.35: a rejected watch-list lists this round only; the
+/// next round streams again.
 #[tokio::test(start_paused = true)]
-async fn rejected_watch_list_falls_back_to_list_and_stays_off() {
+async fn rejected_watch_list_lists_this_round_and_streams_again_next_round() {
     let (lw, fifo, r) = setup(true);
     lw.push_watch_err(api_error(422, "Invalid"));
     lw.push_list(Ok(page(vec![pod_rv("a", "3")], "10", None)));
     lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("b", "11"))), Err(api_error(410, "Expired"))], false);
-    lw.push_list(Ok(page(vec![pod_rv("a", "3"), pod_rv("b", "11")], "11", None)));
-    lw.push_watch(vec![], true);
+    lw.push_watch(vec![Ok(end_bookmark("12"))], true);
     run_for(r, 10).await;
     let summary: Vec<_> = lw.calls().iter().map(|c| (c.verb, c.opts.send_initial_events)).collect();
     assert_eq!(
         summary,
-        [(Verb::Watch, Some(true)), (Verb::List, None), (Verb::Watch, None), (Verb::List, None), (Verb::Watch, None),]
+        [(Verb::Watch, Some(true)), (Verb::List, None), (Verb::Watch, None), (Verb::Watch, Some(true))]
     );
     assert!(!drain(&fifo).await.is_empty());
 }
 
+/// A watch-list stream that ends before its initial events did is streamed
+/// again at once; one that ends within a second with nothing is a very
+/// short watch, reported, and lists instead.
 #[tokio::test(start_paused = true)]
-async fn watch_list_without_end_bookmark_falls_back_to_list() {
+async fn ended_watch_list_streams_again_unless_very_short() {
     let (lw, fifo, r) = setup(true);
-    // A server that ignores sendInitialEvents: objects, then the stream ends.
+    let (r, reported) = counting_errors(r);
     lw.push_watch(vec![Ok(WatchEvent::Added(pod_rv("partial", "5")))], false);
+    lw.push_watch(vec![], false);
     lw.push_list(Ok(page(vec![pod_rv("a", "3")], "10", None)));
     lw.push_watch(vec![], true);
     run_for(r, 5).await;
-    let summary: Vec<_> = lw.calls().iter().map(|c| (c.verb, c.opts.send_initial_events)).collect();
-    assert_eq!(summary, [(Verb::Watch, Some(true)), (Verb::List, None), (Verb::Watch, None)]);
+    let calls = lw.calls();
+    let summary: Vec<_> = calls.iter().map(|c| (c.verb, c.opts.send_initial_events)).collect();
+    assert_eq!(
+        summary,
+        [(Verb::Watch, Some(true)), (Verb::Watch, Some(true)), (Verb::List, None), (Verb::Watch, None)]
+    );
+    assert_eq!(calls[1].at, calls[0].at, "streamed again at once");
+    assert_eq!(calls[2].at, calls[1].at, "a very short watch-list lists at once");
+    assert_eq!(reported.load(Ordering::SeqCst), 1, "the very short watch is reported");
     assert_eq!(drain(&fifo).await, [("ns/a".into(), vec![DeltaType::Replaced])]);
+}
+
+/// client-go's `isWatchErrorRetriable`: a watch-list answered 429 is tried
+/// again as a watch-list after a backoff, never replaced by a list; the
+/// backoff starts afresh once an attempt succeeds, and the wait is
+/// readable while it lasts.
+#[tokio::test(start_paused = true)]
+async fn throttled_watch_list_retries_as_watch_list_with_a_backoff_reset_on_success() {
+    let (lw, _fifo, mut r) = setup(true);
+    let counters = r.counters();
+    lw.push_watch_err(api_error(429, "TooManyRequests"));
+    lw.push_watch_err(api_error(429, "TooManyRequests"));
+    lw.push_watch(
+        vec![Ok(end_bookmark("10")), Ok(WatchEvent::Added(pod_rv("a", "11"))), Err(api_error(500, "InternalError"))],
+        false,
+    );
+    lw.push_watch(vec![Ok(end_bookmark("12"))], true);
+    assert_eq!(counters.next_attempt_in(), None);
+    r.step().await;
+    assert_eq!(r.phase(), Phase::Backoff);
+    assert_eq!(counters.next_attempt_in(), Some(Duration::from_millis(800)));
+    tokio::time::advance(Duration::from_millis(300)).await;
+    assert_eq!(counters.next_attempt_in(), Some(Duration::from_millis(500)));
+    run_for(r, 10).await;
+    assert_eq!(counters.next_attempt_in(), None);
+
+    let calls = lw.calls();
+    let summary: Vec<_> = calls.iter().map(|c| (c.verb, c.opts.send_initial_events)).collect();
+    assert_eq!(summary, [(Verb::Watch, Some(true)); 4]);
+    let gaps: Vec<u128> = calls.windows(2).map(|w| (w[1].at - w[0].at).as_millis()).collect();
+    // 800 and 1600 ms after the two 429s; the error after a working watch
+    // waits 800 ms again, not 3200.
+    assert_eq!(gaps, [800, 1600, 800]);
+    assert_eq!(counters.lists(), 0);
+}
+
+/// A watch-list at a version the server no longer has is retried at once
+/// as a consistent read.
+#[tokio::test(start_paused = true)]
+async fn expired_watch_list_retries_at_once_from_empty_rv() {
+    let (lw, _fifo, r) = setup(true);
+    lw.push_watch(vec![Ok(end_bookmark("10")), Err(api_error(500, "InternalError"))], false);
+    lw.push_watch_err(api_error(410, "Expired"));
+    lw.push_watch(vec![Ok(end_bookmark("20"))], true);
+    run_for(r, 5).await;
+    let calls = lw.calls();
+    let summary: Vec<_> =
+        calls.iter().map(|c| (c.verb, c.opts.send_initial_events, rv_of(c).map(str::to_owned))).collect();
+    assert_eq!(
+        summary,
+        [
+            (Verb::Watch, Some(true), Some(String::new())),
+            (Verb::Watch, Some(true), Some("10".into())),
+            (Verb::Watch, Some(true), Some(String::new())),
+        ]
+    );
+    assert_eq!(calls[2].at, calls[1].at);
 }
 
 #[tokio::test(start_paused = true)]

@@ -151,6 +151,47 @@ async fn rate_limiter_spaces_requests() {
     assert!(start.elapsed() >= Duration::from_millis(190), "{:?}", start.elapsed());
 }
 
+/// client-go's `Watch` does not wait for the rate limiter; everything
+/// else does.
+#[tokio::test]
+async fn watches_skip_the_rate_limiter() {
+    let server = TestServer::start(|_, _| Reply::json(200, json!({}))).await;
+    let mut config = Config::new(server.url.parse().unwrap());
+    config.qps = 5.0;
+    config.burst = 1;
+    let client = Client::new(config).unwrap();
+    let start = Instant::now();
+    for _ in 0..4 {
+        client.get("/x").param("watch", "true").bytes().await.unwrap();
+    }
+    let watches = start.elapsed();
+    let start = Instant::now();
+    for _ in 0..4 {
+        client.get("/x").bytes().await.unwrap();
+    }
+    let gets = start.elapsed();
+    assert!(watches < Duration::from_millis(300), "4 watches took {watches:?}");
+    assert!(gets >= Duration::from_millis(550), "4 GETs at 5 QPS took only {gets:?}");
+}
+
+/// A refused connection (nothing listens) is told apart from other
+/// transport failures: the reflector retries such a watch-list as one.
+#[tokio::test]
+async fn a_refused_connection_is_told_apart() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let mut config = Config::new(format!("http://127.0.0.1:{port}").parse().unwrap());
+    config.proxy = crate::config::Proxy::None;
+    let err = Client::new(config).unwrap().post("/x").bytes().await.unwrap_err();
+    assert!(err.is_connection_refused(), "{}", crate::ErrorChain(&err));
+    assert!(!err.is_probable_eof());
+
+    let server = TestServer::start(|_, _| Reply::Drop).await;
+    let err = server.client().post("/x").bytes().await.unwrap_err();
+    assert!(matches!(err, Error::Transport { .. }) && !err.is_connection_refused(), "{err}");
+}
+
 /// client-go's request builder refuses these before sending: `..` would be
 /// normalised into another path, `/` and `%` would address another object.
 #[tokio::test]
