@@ -16,7 +16,7 @@ OUT ?= generated
 
 GEN := target/release/k8s-client-gen
 
-.PHONY: generate generator crd test lint check-generated check-1.34 check-crds check-readme check-public-crds bench bench-build bench-crd bench-peers bench-smoke peers-build fuzz fmt
+.PHONY: generate generator crd test lint check-features check-generated check-1.34 check-crds check-readme check-public-crds bench bench-build bench-crd bench-peers bench-smoke peers-build fuzz fmt
 
 generator:
 	$(CARGO) build --release -p k8s-client-gen
@@ -32,11 +32,15 @@ endif
 # The custom resource of the integration tests, on the committed crate.
 TEST_CRD_ARGS := crd --crds integration/crds --crate-name k8s-client-test-widgets \
 	--runtime-path ../../runtime --client-path ../../generated
+# The custom resource of the greeting_operator example.
+EXAMPLE_CRD_ARGS := crd --crds examples/crds --crate-name k8s-client-example-greetings \
+	--runtime-path ../../runtime --client-path ../../generated
 
 generate: generator
 	$(GEN) --specs "$(SPECS)" --out "$(OUT)" $(GEN_FLAGS)
 ifeq ($(OUT),generated)
 	$(GEN) $(TEST_CRD_ARGS) --out integration/widgets
+	$(GEN) $(EXAMPLE_CRD_ARGS) --out examples/greetings
 endif
 
 # A crate for the custom resources of CRD manifests:
@@ -57,7 +61,8 @@ check-generated: generator
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	same() { diff -r "$$1" "$$2" >/dev/null || { echo "$$2 is stale: run 'make generate' and commit" >&2; diff -r "$$1" "$$2" | head -20; exit 1; }; } && \
 	$(GEN) --specs "$(SPECS)" --out "$$tmp/generated" --runtime-path ../runtime && same "$$tmp/generated" generated && \
-	$(GEN) $(TEST_CRD_ARGS) --out "$$tmp/widgets" && same "$$tmp/widgets" integration/widgets
+	$(GEN) $(TEST_CRD_ARGS) --out "$$tmp/widgets" && same "$$tmp/widgets" integration/widgets && \
+	$(GEN) $(EXAMPLE_CRD_ARGS) --out "$$tmp/greetings" && same "$$tmp/greetings" examples/greetings
 
 # The generator must also produce a crate that builds from the 1.34 spec;
 # the golden crates build with and without their apply configurations.
@@ -109,6 +114,7 @@ test: testenv-build
 	$(MAKE) check-generated
 	$(MAKE) proto-testdata
 	$(CARGO) test --workspace --all-targets
+	$(CARGO) test -p k8s-client-runtime --features socks5 --test proxy
 	$(MAKE) check-1.34
 	$(MAKE) check-crds
 	$(MAKE) check-readme
@@ -127,15 +133,22 @@ bench-build:
 
 # This project, client-go and kube-rs side by side on one test apiserver
 # (bench/peers/PROTOCOL.md): a table on stdout, target/bench/peers.{json,svg}.
+# The operator workload runs each stack's Greeting operator: ours is the
+# example greeting_operator, client-go's is on controller-runtime.
 # PROFILE=dev builds the programs without optimisation (the smoke run).
 PROFILE ?= release
 PEER_DIR = $(if $(filter dev,$(PROFILE)),debug,release)
 PEERS = --ours target/$(PEER_DIR)/k8s-client-peer --client-go target/bench/bin/client-go-peer \
-	--kube-rs target/peers/$(PEER_DIR)/kube-rs-peer
+	--kube-rs target/peers/$(PEER_DIR)/kube-rs-peer \
+	--ours-operator target/$(PEER_DIR)/examples/greeting_operator \
+	--controller-runtime target/bench/bin/controller-runtime-operator \
+	--kube-rs-operator target/peers/$(PEER_DIR)/kube-rs-operator
 
 peers-build: testenv-build
 	$(CARGO) build --profile $(PROFILE) -p k8s-client-bench --bins
+	$(CARGO) build --profile $(PROFILE) -p k8s-client-examples --example greeting_operator
 	cd bench/peers/client-go && $(GO) build -trimpath -o "$(CURDIR)/target/bench/bin/client-go-peer" .
+	cd bench/peers/controller-runtime && $(GO) build -trimpath -o "$(CURDIR)/target/bench/bin/controller-runtime-operator" .
 	cd bench/peers/kube-rs && CARGO_TARGET_DIR="$(CURDIR)/target/peers" $(CARGO) build --quiet --locked --profile $(PROFILE)
 
 BENCH_PEERS_ARGS ?= --clean-builds
@@ -173,5 +186,22 @@ lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
+	$(MAKE) check-features
+
+# The runtime with no feature and with each feature alone, and the
+# generated crate with its parts off (client only, then with informers):
+# a missing or wrong `cfg` fails here, where the workspace build, which
+# turns every feature on, would not see it.
+RUNTIME_FEATURES := workqueue informers events leader-election ws socks5 metrics fake controller
+check-features:
+	$(CARGO) clippy --quiet -p k8s-client-runtime --no-default-features -- -D warnings
+	@set -e; for f in $(RUNTIME_FEATURES); do \
+		echo "check-features: k8s-client-runtime --features $$f"; \
+		$(CARGO) clippy --quiet -p k8s-client-runtime --no-default-features --features $$f -- -D warnings; \
+	done
+	$(CARGO) clippy --quiet -p k8s-client --no-default-features -- -D warnings
+	$(CARGO) clippy --quiet -p k8s-client --no-default-features --features core -- -D warnings
+	$(CARGO) clippy --quiet -p k8s-client --no-default-features --features core,informers -- -D warnings
+	$(CARGO) clippy --quiet -p k8s-client-gen -- -D warnings
 
 include testenv/testenv.mk

@@ -32,8 +32,10 @@ pub mod apiextensions_apiserver;
 pub mod apimachinery;
 pub mod kube_aggregator;
 pub mod clientset;
-pub mod informers;
-pub mod listers;
 pub mod prelude;
+#[cfg(feature = "informers")]
+pub mod informers;
+#[cfg(feature = "informers")]
+pub mod listers;
 #[cfg(feature = "scheme")]
 pub mod scheme;

@@ -12,6 +12,7 @@ pub use crate::apimachinery::pkg::apis::meta::v1::Time;
 pub use crate::apimachinery::pkg::apis::meta::v1::MicroTime;
 pub use crate::apimachinery::pkg::api::resource::Quantity;
 pub use crate::apimachinery::pkg::util::intstr::IntOrString;
+#[cfg(feature = "informers")]
 pub use crate::informers::InformerGroups as _;
 #[cfg(feature = "core")]
 pub use crate::clientset::core_v1::NamespaceClientExt as _;

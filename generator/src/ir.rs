@@ -6,12 +6,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod proto;
+
 /// `metav1.ObjectMeta`: a kind with it is an `Object`.
 pub const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 /// `metav1.ListMeta`, the metadata of lists.
 pub const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
 /// `metav1.LabelSelector`.
 pub const LABEL_SELECTOR: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector";
+/// `metav1.OwnerReference`: converts to and from the runtime's.
+pub const OWNER_REFERENCE: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference";
+/// `metav1.Condition`: the runtime's `StatusCondition`.
+pub const CONDITION: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Condition";
 
 /// Everything generated from one set of input documents.
 #[derive(Debug, Default)]
@@ -25,7 +31,7 @@ pub struct Api {
     pub external_crate: Option<String>,
     /// The protobuf messages of the types, when the specs have `proto/`
     /// (built-in types only; see [`crate::protobuf`]).
-    pub protobuf: Option<crate::protobuf::Encodings>,
+    pub protobuf: Option<proto::Encodings>,
 }
 
 /// A group/version/kind as written in `x-kubernetes-group-version-kind`.
@@ -80,6 +86,17 @@ pub struct TypeDef {
     /// The schema's `x-kubernetes-map-type`: how server-side apply merges
     /// a value of it, unless the property holding it says otherwise.
     pub map_type: Option<MapType>,
+}
+
+impl TypeDef {
+    /// Whether it is a top-level kind whose `apiVersion`/`kind` are
+    /// constants written on encode rather than fields.
+    pub fn is_kind(&self) -> bool {
+        let Shape::Struct(fields) = &self.shape else { return false };
+        self.gvk.is_some()
+            && fields.iter().any(|f| f.json_name == "apiVersion")
+            && fields.iter().any(|f| f.json_name == "kind")
+    }
 }
 
 /// How a type is represented.

@@ -18,7 +18,7 @@ mod clashes;
 pub mod fields;
 
 pub use apply::{ApplyField, ApplyKind, ApplyPlan, ApplyType, Builder, Merge};
-pub use fields::{Codec, Embedding, FieldPlan, Seed, StructPlan, is_kind};
+pub use fields::{Codec, Embedding, FieldPlan, Seed, StructPlan};
 
 /// Everything the emitters need beyond the type definitions.
 #[derive(Debug, Default)]
@@ -180,17 +180,56 @@ pub struct Stream {
     pub subresource: &'static str,
     /// The runtime module with its methods (`remotecommand`).
     pub module: &'static str,
+    /// The crate feature the marker is behind, when the runtime's stream
+    /// is behind one ([`WS`] for the WebSocket streams).
+    pub feature: Option<RuntimeFeature>,
 }
 
 /// The streams of the runtime, by subresource. Exec, attach, port-forward
 /// and proxy are connect operations; `log` is a text GET.
 const STREAMS: [Stream; 5] = [
-    Stream { marker: "HasAttach", subresource: "attach", module: "remotecommand" },
-    Stream { marker: "HasExec", subresource: "exec", module: "remotecommand" },
-    Stream { marker: "HasLog", subresource: "log", module: "logs" },
-    Stream { marker: "HasPortForward", subresource: "portforward", module: "portforward" },
-    Stream { marker: "HasProxy", subresource: "proxy", module: "proxy" },
+    Stream { marker: "HasAttach", subresource: "attach", module: "remotecommand", feature: Some(WS) },
+    Stream { marker: "HasExec", subresource: "exec", module: "remotecommand", feature: Some(WS) },
+    Stream { marker: "HasLog", subresource: "log", module: "logs", feature: None },
+    Stream { marker: "HasPortForward", subresource: "portforward", module: "portforward", feature: Some(WS) },
+    Stream { marker: "HasProxy", subresource: "proxy", module: "proxy", feature: None },
 ];
+
+/// A Cargo feature of the generated crate that turns on a part of the
+/// runtime (one of its features) and what the crate builds on it, so a
+/// program that does not use that part compiles neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuntimeFeature {
+    /// The feature's name, in the generated crate and in the runtime.
+    pub name: &'static str,
+    /// What it holds, for the comment in Cargo.toml.
+    pub doc: &'static str,
+}
+
+/// The `listers` and `informers` modules and the prelude's informer
+/// accessors, on the runtime's informers.
+pub const INFORMERS: RuntimeFeature = RuntimeFeature {
+    name: "informers",
+    doc: "Listers and informers (`listers`, `informers`, the prelude's accessors) on the runtime's informers.",
+};
+
+/// Exec, attach and port-forward of the kinds that have them, on the
+/// runtime's WebSocket streams.
+pub const WS: RuntimeFeature = RuntimeFeature {
+    name: "ws",
+    doc: "Exec, attach and port-forward (`HasExec`, `HasAttach`, `HasPortForward`) on the runtime's WebSockets.",
+};
+
+impl Plan<'_> {
+    /// The runtime features this crate forwards: [`INFORMERS`] when a
+    /// resource has an informer, [`WS`] when a kind has a WebSocket stream.
+    pub fn runtime_features(&self) -> Vec<RuntimeFeature> {
+        let clients = || self.group_versions.values().flat_map(|gv| &gv.clients);
+        let informers = clients().any(|c| c.informable).then_some(INFORMERS);
+        let ws = clients().flat_map(|c| &c.streams).find_map(|s| s.feature);
+        informers.into_iter().chain(ws).collect()
+    }
+}
 
 /// The runtime's stream of a subresource, if it has one.
 fn stream_of(subresource: &str) -> Option<Stream> {
@@ -264,7 +303,7 @@ pub fn plan<'a>(api: &'a Api, names: &GroupNames) -> Result<Plan<'a>> {
     let scheme = api
         .types
         .values()
-        .filter(|d| !d.external && (is_kind(d) || d.gvks.len() > 1))
+        .filter(|d| !d.external && (d.is_kind() || d.gvks.len() > 1))
         .flat_map(|d| d.gvks.iter().map(move |gvk| (d, gvk)))
         .collect();
     let mut plan =
@@ -277,7 +316,7 @@ pub fn plan<'a>(api: &'a Api, names: &GroupNames) -> Result<Plan<'a>> {
     }
     for (schema, rs) in &served {
         let Some(def) = api.types.get(*schema) else { continue };
-        if rs.len() != 1 || !is_kind(def) {
+        if rs.len() != 1 || !def.is_kind() {
             continue;
         }
         let r = rs[0];

@@ -384,9 +384,14 @@ fn every_generated_text_names_what_the_crate_has() {
         }
     }
     assert!(shown >= 4, "only {shown} accessors shown in comments");
-    // Without group features, Cargo.toml does not speak of them.
+    // Without group features, Cargo.toml does not speak of them; by default
+    // it has informers (custom resources have no exec or port-forward).
     let cargo = file(&generated().output, "Cargo.toml");
-    assert!(cargo.contains("default = []") && !cargo.contains("Every API group is on by default"), "{cargo}");
+    assert!(
+        cargo.contains("default = [\"informers\"]") && !cargo.contains("Every API group is on by default"),
+        "{cargo}"
+    );
+    assert!(!cargo.contains("ws = "), "{cargo}");
 }
 
 #[test]

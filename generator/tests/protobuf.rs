@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use k8s_client_gen::ir::Api;
+use k8s_client_gen::ir::proto::{Cardinality, Encodings, InlineStep, ProtoType, Scalar};
 use k8s_client_gen::naming::GroupNames;
-use k8s_client_gen::protobuf::{self, Cardinality, Encodings, InlineStep, ProtoType, Scalar};
+use k8s_client_gen::protobuf;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/protobuf")

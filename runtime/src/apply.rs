@@ -25,7 +25,7 @@
 //! ```
 
 mod extract;
-mod fields_v1;
+pub(crate) mod fields_v1;
 
 pub use extract::{ExtractError, extract};
 
@@ -133,6 +133,7 @@ impl Merge {
 
     /// How apply merges a list merging as `self`: atomic unless a
     /// [`Merge::List`] says otherwise.
+    #[cfg(feature = "fake")]
     pub(crate) fn apply_list(self) -> ListType {
         match self {
             Merge::List(list) => list.apply,
@@ -142,6 +143,7 @@ impl Merge {
 
     /// How strategic merge patch merges a list merging as `self`: replaced
     /// unless a [`Merge::List`] says otherwise.
+    #[cfg(feature = "fake")]
     pub(crate) fn patch_list(self) -> PatchStrategy {
         match self {
             Merge::List(list) => list.patch,

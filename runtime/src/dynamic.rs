@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::LeanString;
-use crate::object::{DynamicResource, Metadata, Object, Resource, metadata_field};
+use crate::object::{DynamicResource, Metadata, Object, OwnerReference, Resource, metadata_field};
 use crate::rest::{HasScale, HasStatus, ResourceClient};
 
 /// Converting between dynamic and typed objects.
@@ -135,6 +135,30 @@ impl Metadata for DynamicMeta {
     }
     fn clear_managed_fields(&mut self) {
         self.managed_fields = None;
+    }
+    /// Read from the JSON kept in `other`; entries that are not owner
+    /// references are left out.
+    fn owner_references(&self) -> Cow<'_, [OwnerReference]> {
+        let references = match self.other.get("ownerReferences") {
+            Some(Value::Array(items)) => {
+                items.iter().filter_map(|item| OwnerReference::deserialize(item).ok()).collect()
+            }
+            _ => Vec::new(),
+        };
+        Cow::Owned(references)
+    }
+    fn set_owner_references(&mut self, references: Vec<OwnerReference>) {
+        if references.is_empty() {
+            self.other.remove("ownerReferences");
+        } else if let Ok(value) = serde_json::to_value(references) {
+            self.other.insert("ownerReferences".to_owned(), value);
+        }
+    }
+    fn finalizers(&self) -> Vec<&str> {
+        match self.other.get("finalizers") {
+            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        }
     }
 }
 
@@ -281,6 +305,16 @@ crate::impl_verbs!(DynamicObject: Get, List, Watch, Create, Update, Patch, Delet
 impl HasScale for DynamicObject {
     type Scale = Value;
 }
+
+// The connect operations of pods, services and nodes: a run-time object
+// may be any of them, and the server answers 404 where it is not.
+impl crate::rest::HasLog for DynamicObject {}
+impl crate::rest::HasProxy for DynamicObject {}
+crate::cfg_feature!("ws" =>
+    impl crate::rest::HasExec for DynamicObject {}
+    impl crate::rest::HasAttach for DynamicObject {}
+    impl crate::rest::HasPortForward for DynamicObject {}
+);
 
 #[cfg(test)]
 mod tests {

@@ -59,7 +59,7 @@ use std::hash::BuildHasher;
 use lean_string::LeanString;
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 
-use crate::codec::RawJson;
+use crate::raw_json::RawJson;
 use crate::read::Staged;
 
 /// Strings up to this length live inline in a [`LeanString`]: nothing to share.

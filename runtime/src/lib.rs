@@ -65,47 +65,85 @@
 //! | `record.EventRecorder`, `EventBroadcaster` | [`record::EventRecorder`], [`record::EventBroadcaster`] |
 //! | `events.EventRecorder`, `EventBroadcaster` (events.k8s.io/v1) | [`events::EventRecorder`], [`events::EventBroadcaster`] |
 //! | `leaderelection.LeaderElector`, `resourcelock.LeaseLock` | [`leaderelection::LeaderElector`], [`leaderelection::LeaseLock`] |
+//! | controller-runtime's builder, `Reconciler`, manager, `controllerutil`; `meta.SetStatusCondition` | `controller::Controller`, `controller::Manager`, `controller::finalizer` (feature `controller`); [`object::set_status_condition`] |
 //! | `applyconfigurations`, `Extract<Kind>` | the generated crate's `<Kind>Apply` (feature `apply`), [`apply::extract`] |
 //! | `labels.Selector`, `fields.Selector` | [`selector::LabelSelector`], [`selector::FieldSelector`] |
-//! | `kubernetes/fake.NewClientset()`, `PrependReactor`, `Actions()` | [`fake::FakeCluster`] |
+//! | `kubernetes/fake.NewClientset()`, `PrependReactor`, `Actions()` | `fake::FakeCluster` (feature `fake`) |
 //! | `metav1.Object`, `schema.GroupVersionResource` | [`Object`], [`Metadata`], [`Resource`], [`DynamicResource`] |
 //!
 //! Most types also carry client-go's name as a rustdoc alias: searching
 //! the docs for `WaitForCacheSync` or `RESTClient` finds them.
 //!
-//! # Layering
-//! Each floor only uses the floors below it:
-//! 1. [`object`], [`codec`], [`map`], [`selector`], [`workqueue`], [`apply`]: no I/O.
-//!    Under the codec and the maps, two private modules both use: `read`
-//!    (text lent by the input, elements staged on the stack) and `intern`
-//!    (this thread's tables of recent strings and maps); the codec uses the
-//!    maps, never the other way round.
-//! 2. [`config`], [`rest`]: talking to an apiserver.
-//! 3. [`dynamic`], [`metadata`], [`discovery`], [`cache`], [`record`], [`events`], [`leaderelection`].
-//! 4. [`fake`]: an in-memory apiserver under [`rest::Client`] for unit tests.
+//! # Features and floors
+//! The runtime is one crate whose parts are Cargo features; the client is
+//! always there. Each floor uses only the floors below it, and a feature
+//! adds modules on its floor (`make lint` builds every feature alone):
+//!
+//! | floor | modules | feature |
+//! |---|---|---|
+//! | 1. data, no I/O | [`object`], [`codec`], [`protobuf`], [`map`], [`selector`], [`apply`] | always |
+//! | 1. data, no I/O | `workqueue` | `workqueue` (and `informers`); its Prometheus metrics: `metrics` |
+//! | 2. the client | [`config`], [`rest`] | always |
+//! | 2. the client | `rest::remotecommand`, `rest::portforward` (exec, attach, port-forward over WebSockets) | `ws` |
+//! | 2. the client | SOCKS5 proxies (`proxy-url: socks5://…`) | `socks5` |
+//! | 3. on the client | [`dynamic`], [`discovery`], [`metadata`] | always |
+//! | 3. on the client | `cache` (reflectors, FIFOs, informers, listers), `metadata::MetadataInformerFactory` | `informers` |
+//! | 3. on the client | `record`, `events` (the two event recorders) | `events` |
+//! | 3. on the client | `leaderelection` | `leader-election` |
+//! | 4. on the cache | `controller` (controllers, a manager with leader election, metrics and probes) | `controller` |
+//! | 5. for tests | `fake` (an in-memory apiserver under [`rest::Client`]) | `fake` |
+//!
+//! The defaults are `informers`, `events`, `leader-election`, `controller`
+//! and `ws`: what a controller uses. `socks5`, `metrics` and `fake` are asked for, `fake`
+//! from dev-dependencies as tokio's `test-util` is. Under floor 1 lie
+//! private modules the codec, the protobuf codec and the maps share:
+//! `read` (text lent by the input, elements staged on the stack),
+//! `raw_json` and `intern` (this thread's tables of recent strings and
+//! maps); the codec uses the maps, never the other way round. The two
+//! event recorders stand on one private module, `broadcast` (fan-out,
+//! sinks, event types).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+/// Items compiled only with a Cargo feature, marked so in the docs (as
+/// tokio's `cfg_*!` macros do).
+macro_rules! cfg_feature {
+    ($feature:literal => $($item:item)*) => {
+        $(
+            #[cfg(feature = $feature)]
+            #[cfg_attr(docsrs, doc(cfg(feature = $feature)))]
+            $item
+        )*
+    };
+}
+#[allow(unused_imports)] // used only by the modules of some features
+pub(crate) use cfg_feature;
 
 pub mod apply;
-pub mod cache;
 pub mod codec;
 pub mod config;
 pub mod discovery;
 pub mod dynamic;
 mod error_chain;
-pub mod events;
-pub mod fake;
 mod intern;
-pub mod leaderelection;
 pub mod map;
 pub mod metadata;
 pub mod object;
 pub mod protobuf;
+mod raw_json;
 mod read;
-pub mod record;
 pub mod rest;
 pub mod selector;
-pub mod workqueue;
+
+cfg_feature!("workqueue" => pub mod workqueue;);
+cfg_feature!("informers" => pub mod cache;);
+cfg_feature!("events" => pub mod events; pub mod record;);
+#[cfg(feature = "events")]
+mod broadcast;
+cfg_feature!("leader-election" => pub mod leaderelection;);
+cfg_feature!("controller" => pub mod controller;);
+cfg_feature!("fake" => pub mod fake;);
 
 #[cfg(test)]
 pub(crate) mod testing;

@@ -66,16 +66,18 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::codec::CompactTimestamp;
 #[cfg(doc)]
 use crate::object::DynamicResource;
+pub use crate::object::OwnerReference;
 use crate::object::{AcceptAs, Metadata, Object, ObjectList, ProtobufAs, metadata_field};
 use crate::rest::ResourceClient;
 use crate::{LeanString, Map, ThinVec};
 
+#[cfg(feature = "informers")]
 mod factory;
 mod protobuf;
 #[cfg(test)]
 mod tests;
 
-pub use factory::MetadataInformerFactory;
+crate::cfg_feature!("informers" => pub use factory::MetadataInformerFactory;);
 
 /// `apiVersion` of [`PartialObjectMetadata`].
 pub const API_VERSION: &str = "meta.k8s.io/v1";
@@ -192,32 +194,6 @@ pub struct PartialMeta {
     pub managed_fields: Option<Box<serde_json::Value>>,
 }
 
-/// One of `metadata.ownerReferences` (`metav1.OwnerReference`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OwnerReference {
-    /// The owner's `apiVersion`.
-    #[serde(default, deserialize_with = "shared")]
-    pub api_version: LeanString,
-    /// The owner's `kind`.
-    #[serde(default, deserialize_with = "shared")]
-    pub kind: LeanString,
-    /// The owner's name.
-    #[serde(default)]
-    pub name: LeanString,
-    /// The owner's uid, shared with the references of the owner's other
-    /// objects.
-    #[serde(default, deserialize_with = "shared")]
-    pub uid: LeanString,
-    /// Whether the owner is the managing controller.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub controller: Option<bool>,
-    /// Whether the owner cannot be deleted (foreground deletion) before
-    /// this object is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub block_owner_deletion: Option<bool>,
-}
-
 /// A string many objects repeat (`apiVersion`, `kind`), sharing the buffer
 /// of an equal one decoded recently; `null` reads as empty.
 fn shared<'de, D: Deserializer<'de>>(deserializer: D) -> Result<LeanString, D::Error> {
@@ -310,16 +286,14 @@ impl Metadata for PartialMeta {
     fn clear_managed_fields(&mut self) {
         self.managed_fields = None;
     }
-}
-
-impl PartialMeta {
-    /// `metadata.finalizers`, empty when absent.
-    pub fn finalizers(&self) -> &[LeanString] {
-        self.finalizers.as_deref().unwrap_or_default()
+    fn owner_references(&self) -> Cow<'_, [OwnerReference]> {
+        Cow::Borrowed(self.owner_references.as_deref().unwrap_or_default())
     }
-    /// `metadata.ownerReferences`, empty when absent.
-    pub fn owner_references(&self) -> &[OwnerReference] {
-        self.owner_references.as_deref().unwrap_or_default()
+    fn set_owner_references(&mut self, references: Vec<OwnerReference>) {
+        self.owner_references = (!references.is_empty()).then(|| references.into());
+    }
+    fn finalizers(&self) -> Vec<&str> {
+        self.finalizers.iter().flatten().map(LeanString::as_str).collect()
     }
 }
 

@@ -16,9 +16,15 @@ use serde::{Deserialize, Serialize};
 use crate::codec::{DecodeOptions, DecodeWith, WithOptions};
 use crate::{LeanString, Map};
 
+mod condition;
+mod owner_reference;
 mod protobuf;
 mod resource_version;
 
+pub use self::condition::{
+    StatusCondition, find_status_condition, is_status_condition_true, remove_status_condition, set_status_condition,
+};
+pub use self::owner_reference::OwnerReference;
 pub use self::resource_version::{InvalidResourceVersion, check_resource_version, compare_resource_version};
 
 /// Whether a resource lives in a namespace or at cluster level.
@@ -157,6 +163,17 @@ pub trait Metadata {
     fn set_resource_version(&mut self, resource_version: Option<LeanString>);
     /// Drops `managedFields`; informers do this by default to save memory.
     fn clear_managed_fields(&mut self);
+    /// `metadata.ownerReferences`: the objects this one belongs to.
+    fn owner_references(&self) -> Cow<'_, [OwnerReference]>;
+    /// Sets `metadata.ownerReferences` (empty: none).
+    fn set_owner_references(&mut self, references: Vec<OwnerReference>);
+    /// `metadata.finalizers`: what must happen before the object is gone.
+    fn finalizers(&self) -> Vec<&str>;
+
+    /// The owner reference marked `controller`, if any.
+    fn controller_reference(&self) -> Option<OwnerReference> {
+        self.owner_references().iter().find(|r| r.is_controller()).cloned()
+    }
 }
 
 /// A persisted object: access to its metadata.
@@ -390,6 +407,7 @@ pub fn object_key<K: Object + ?Sized>(obj: &K) -> String {
 /// The last segment of `K`'s type name (`Pod` for
 /// `k8s_client::api::core::v1::Pod`): the kind of every generated type,
 /// for names and messages in code that does not ask for [`Resource`].
+#[cfg(feature = "informers")]
 pub(crate) fn short_type_name<K: ?Sized>() -> &'static str {
     let full = std::any::type_name::<K>();
     let path = full.split('<').next().unwrap_or(full);

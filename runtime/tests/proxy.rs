@@ -185,8 +185,7 @@ async fn kubeconfig_proxy_url_and_environment_proxies_are_used() {
     let socks = socks5_proxy(api, log.clone()).await;
     let kc = kubeconfig(d, "https://kubernetes.example:6443", Some(&format!("socks5://127.0.0.1:{socks}")));
     let config = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
-    assert_eq!(get(config).await.unwrap()["ok"], true);
-    assert_eq!(log.lock().unwrap().drain(..).collect::<Vec<_>>(), ["SOCKS5 kubernetes.example:6443"]);
+    assert_socks5(get(config).await, &log);
 
     // Unsupported schemes are refused when loading, naming the cluster.
     let kc = kubeconfig(d, "https://kubernetes.example", Some("socks4://127.0.0.1:1"));
@@ -333,8 +332,21 @@ async fn environment_socks5h_proxy_is_used() {
     let mut config = Config::from_kubeconfig(&kc, &KubeconfigOptions::default()).unwrap();
     config.proxy =
         Proxy::Environment(ProxyEnv { https_proxy: format!("socks5h://127.0.0.1:{socks}"), ..Default::default() });
-    assert_eq!(get(config).await.unwrap()["ok"], true);
-    assert_eq!(log.lock().unwrap().drain(..).collect::<Vec<_>>(), ["SOCKS5 kubernetes.example:6443"]);
+    assert_socks5(get(config).await, &log);
+}
+
+/// A GET through the SOCKS5 proxy went through it, with the feature (`make
+/// test` runs this file with `--features socks5` too); without it, it
+/// failed saying which feature is missing, and nothing reached the proxy.
+fn assert_socks5(answer: Result<serde_json::Value, String>, log: &Log) {
+    if cfg!(feature = "socks5") {
+        assert_eq!(answer.unwrap()["ok"], true);
+        assert_eq!(log.lock().unwrap().drain(..).collect::<Vec<_>>(), ["SOCKS5 kubernetes.example:6443"]);
+    } else {
+        let err = answer.unwrap_err();
+        assert!(err.contains("need k8s-client-runtime's `socks5` feature"), "{err}");
+        assert!(log.lock().unwrap().is_empty());
+    }
 }
 
 /// A proxy refusing the tunnel: the error names the proxy, password

@@ -319,9 +319,12 @@ impl ::k8s_client_runtime::rest::verbs::Patch for crate::api::core::v1::Pod {}
 impl ::k8s_client_runtime::rest::verbs::Delete for crate::api::core::v1::Pod {}
 impl ::k8s_client_runtime::rest::verbs::DeleteCollection for crate::api::core::v1::Pod {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Pod {}
+#[cfg(feature = "ws")]
 impl ::k8s_client_runtime::rest::HasAttach for crate::api::core::v1::Pod {}
+#[cfg(feature = "ws")]
 impl ::k8s_client_runtime::rest::HasExec for crate::api::core::v1::Pod {}
 impl ::k8s_client_runtime::rest::HasLog for crate::api::core::v1::Pod {}
+#[cfg(feature = "ws")]
 impl ::k8s_client_runtime::rest::HasPortForward for crate::api::core::v1::Pod {}
 impl ::k8s_client_runtime::rest::HasProxy for crate::api::core::v1::Pod {}
 /// Query parameters of the `log` subresource.

@@ -95,7 +95,8 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
         }
         for stream in &c.streams {
             let marker = ident(stream.marker);
-            items.push(quote!(impl #rest::#marker for #k {}));
+            let g = gate(stream.feature.map(|f| f.name));
+            items.push(quote!(#g impl #rest::#marker for #k {}));
         }
         if let Some(scale) = &c.scale {
             let g = gate(scale.features.iter().copied());

@@ -14,7 +14,7 @@ use super::{CLIENT_PACKAGE, GENERATOR, Options, header, text};
 use crate::error::{Error, Result};
 use crate::ir::{Api, Shape};
 use crate::lower;
-use crate::plan::Plan;
+use crate::plan::{INFORMERS, Plan, RuntimeFeature};
 
 /// A Cargo feature of the generated crate.
 #[derive(Debug, Clone)]
@@ -97,6 +97,10 @@ struct CargoToml<'a> {
     runtime_path: String,
     standalone: bool,
     features: &'a [Feature],
+    /// The runtime's parts the crate builds on, each a feature forwarded.
+    runtime_features: &'a [RuntimeFeature],
+    /// The default features: every group's, the runtime parts', protobuf.
+    defaults: Vec<&'a str>,
     /// The crate's types have protobuf codecs (the `protobuf` feature).
     protobuf: bool,
     /// The Kubernetes crate, when types are taken from it: package, path
@@ -117,6 +121,7 @@ struct Readme<'a> {
     /// For a crate of custom resources: each kind and its Rust path.
     custom_kinds: Option<Vec<(String, String)>>,
     features: &'a [Feature],
+    runtime_features: &'a [RuntimeFeature],
 }
 
 fn render(what: &str, t: &impl Template) -> Result<String> {
@@ -128,7 +133,13 @@ fn render(what: &str, t: &impl Template) -> Result<String> {
 /// The crate's `Cargo.toml`: package, the runtime (and, for custom
 /// resources, the Kubernetes crate with `client_features`) by path, and
 /// one feature per API group, all on by default.
-pub fn cargo_toml(api: &Api, opts: &Options, features: &[Feature], client_features: &[String]) -> Result<String> {
+pub fn cargo_toml(
+    api: &Api,
+    opts: &Options,
+    features: &[Feature],
+    client_features: &[String],
+    runtime_features: &[RuntimeFeature],
+) -> Result<String> {
     check_package_name(&opts.crate_name)?;
     let client =
         api.external_crate.as_ref().map(|_| (CLIENT_PACKAGE, text::toml_string(&opts.client_path), client_features));
@@ -144,6 +155,13 @@ pub fn cargo_toml(api: &Api, opts: &Options, features: &[Feature], client_featur
             runtime_path: text::toml_string(&opts.runtime_path),
             standalone: opts.standalone,
             features,
+            runtime_features,
+            defaults: features
+                .iter()
+                .map(|f| f.name.as_str())
+                .chain(runtime_features.iter().map(|f| f.name))
+                .chain(api.protobuf.is_some().then_some("protobuf"))
+                .collect(),
             protobuf: api.protobuf.is_some(),
             client,
         },
@@ -153,7 +171,7 @@ pub fn cargo_toml(api: &Api, opts: &Options, features: &[Feature], client_featur
 /// The crate's `README.md`: what it was generated from, how many types
 /// and resources it holds, its features and, for custom resources, each
 /// kind's Rust path.
-pub fn readme(api: &Api, opts: &Options, features: &[Feature]) -> Result<String> {
+pub fn readme(api: &Api, opts: &Options, features: &[Feature], runtime_features: &[RuntimeFeature]) -> Result<String> {
     render(
         "README.md",
         &Readme {
@@ -165,6 +183,7 @@ pub fn readme(api: &Api, opts: &Options, features: &[Feature]) -> Result<String>
             resource_count: api.resources.len(),
             custom_kinds: api.external_crate.as_ref().map(|_| custom_kinds(api)),
             features,
+            runtime_features,
         },
     )
 }
@@ -304,6 +323,10 @@ pub fn prelude(api: &Api, plan: &Plan) -> TokenStream {
         ", and what objects are built from: `ObjectMeta`, `Time`, `Quantity`,\n`IntOrString` (those this crate uses), the runtime's `Map`, `ThinVec`,\n`thin_vec!` and `LeanString`.",
     );
     let doc = text::inner_doc(&doc);
+    let informers = plan.runtime_features().contains(&INFORMERS).then(|| {
+        let g = gate([INFORMERS.name]);
+        quote!(#g pub use crate::informers::InformerGroups as _;)
+    });
     let values = PRELUDE_TYPES.iter().filter(|schema| api.types.contains_key(**schema)).map(|schema| {
         let path = type_path(api, schema);
         quote!(pub use #path;)
@@ -313,7 +336,7 @@ pub fn prelude(api: &Api, plan: &Plan) -> TokenStream {
 
         pub use ::k8s_client_runtime::{LeanString, Map, ThinVec, thin_vec};
         #(#values)*
-        pub use crate::informers::InformerGroups as _;
+        #informers
         #(#exts)*
     }
 }

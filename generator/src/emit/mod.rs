@@ -127,7 +127,10 @@ pub fn generate(api: &Api, plan: &Plan, opts: &Options) -> Result<Output> {
 
     let root = modules.entry(Vec::new()).or_default();
     root.gated_modules.insert("scheme".to_owned(), "scheme".to_owned());
-    root.extra_modules.extend(["clientset", "informers", "listers", "prelude"].map(str::to_owned));
+    root.extra_modules.extend(["clientset", "prelude"].map(str::to_owned));
+    for module in ["informers", "listers"] {
+        root.gated_modules.insert(module.to_owned(), crate::plan::INFORMERS.name.to_owned());
+    }
     add_file(&mut out, "src/scheme.rs", &opts.source_label, scheme::emit_scheme(api, plan))?;
 
     for gv in plan.group_versions.values() {
@@ -165,8 +168,12 @@ pub fn generate(api: &Api, plan: &Plan, opts: &Options) -> Result<Output> {
 
     let features = crate_files::features(api);
     let client_features = crate_files::client_features(api, plan);
-    out.files.insert(PathBuf::from("Cargo.toml"), crate_files::cargo_toml(api, opts, &features, &client_features)?);
-    out.files.insert(PathBuf::from("README.md"), crate_files::readme(api, opts, &features)?);
+    let runtime_features = plan.runtime_features();
+    out.files.insert(
+        PathBuf::from("Cargo.toml"),
+        crate_files::cargo_toml(api, opts, &features, &client_features, &runtime_features)?,
+    );
+    out.files.insert(PathBuf::from("README.md"), crate_files::readme(api, opts, &features, &runtime_features)?);
     out.files.insert(PathBuf::from("rustfmt.toml"), crate_files::rustfmt_toml(&opts.source_label));
     check_one_type_per_schema(api, &out)?;
     Ok(out)

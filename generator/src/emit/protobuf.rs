@@ -2,7 +2,7 @@
 //! `match` reading each field in place through the runtime's helpers of
 //! `k8s_client_runtime::protobuf::decode`) and `EncodeProto` (each field in
 //! ascending number order through `protobuf::encode`), from the numbers and
-//! Go facts the plan carries ([`crate::protobuf::FieldEncoding`]). Only
+//! Go facts the plan carries ([`crate::ir::proto::FieldEncoding`]). Only
 //! structs with a message get one (built-in types from specs with
 //! `proto/`), all under the crate's `protobuf` feature.
 //!
@@ -20,9 +20,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::tokens::ident;
+use crate::ir::proto::{Cardinality, FieldEncoding, InlineStep};
 use crate::ir::{Api, FieldType, Shape, Special, TypeDef};
 use crate::plan::{FieldPlan, Seed, StructPlan};
-use crate::protobuf::{Cardinality, FieldEncoding, InlineStep};
 
 /// The feature gating every protobuf item of a generated crate.
 pub const FEATURE: &str = "protobuf";

@@ -6,7 +6,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::tokens::{doc_attr, ident, rust_type, type_path};
-use crate::ir::{Api, LABEL_SELECTOR, OBJECT_META, Shape, TypeDef, Variant};
+use crate::ir::{Api, CONDITION, LABEL_SELECTOR, OBJECT_META, OWNER_REFERENCE, Shape, TypeDef, Variant};
 use crate::plan::{FieldPlan, KindPlan, Plan, StructPlan};
 
 /// The declaration of a field: its Rust type as the plan holds it.
@@ -99,7 +99,13 @@ fn emit_struct(api: &Api, sp: &StructPlan, resource: Option<&KindPlan>) -> Token
         out.extend(super::apply::emit_apply(api, sp, apply));
     }
     if def.schema_name == OBJECT_META {
-        out.extend(object_meta_impl());
+        out.extend(object_meta_impl(api, def));
+    }
+    if def.schema_name == OWNER_REFERENCE {
+        out.extend(owner_reference_impls(sp.apply.is_some()));
+    }
+    if def.schema_name == CONDITION {
+        out.extend(condition_impl());
     }
     if def.schema_name == LABEL_SELECTOR {
         out.extend(label_selector_impl());
@@ -223,7 +229,40 @@ fn resource_impls(api: &Api, def: &TypeDef, k: &KindPlan) -> TokenStream {
     }
 }
 
-fn object_meta_impl() -> TokenStream {
+fn object_meta_impl(api: &Api, def: &TypeDef) -> TokenStream {
+    // A trimmed-down schema (a test fixture) may lack these fields: an
+    // object of it has no owners and no finalizers.
+    let has = |json: &str| matches!(&def.shape, Shape::Struct(fields) if fields.iter().any(|f| f.json_name == json));
+    let owners = if has("ownerReferences") && api.types.contains_key(OWNER_REFERENCE) {
+        let owner_reference = type_path(api, OWNER_REFERENCE);
+        quote! {
+            fn owner_references(&self) -> ::std::borrow::Cow<'_, [::k8s_client_runtime::object::OwnerReference]> {
+                ::std::borrow::Cow::Owned(self.owner_references.iter().flatten().map(::std::convert::Into::into).collect())
+            }
+            fn set_owner_references(&mut self, references: ::std::vec::Vec<::k8s_client_runtime::object::OwnerReference>) {
+                self.owner_references = (!references.is_empty())
+                    .then(|| references.into_iter().map(#owner_reference::from).collect());
+            }
+        }
+    } else {
+        quote! {
+            fn owner_references(&self) -> ::std::borrow::Cow<'_, [::k8s_client_runtime::object::OwnerReference]> {
+                ::std::borrow::Cow::Borrowed(&[])
+            }
+            fn set_owner_references(&mut self, _references: ::std::vec::Vec<::k8s_client_runtime::object::OwnerReference>) {}
+        }
+    };
+    let finalizers = if has("finalizers") {
+        quote! {
+            fn finalizers(&self) -> ::std::vec::Vec<&str> {
+                self.finalizers.iter().flatten().map(|f| f.as_str()).collect()
+            }
+        }
+    } else {
+        quote! {
+            fn finalizers(&self) -> ::std::vec::Vec<&str> { ::std::vec::Vec::new() }
+        }
+    };
     quote! {
         impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
             fn name(&self) -> ::std::option::Option<&str> { self.name.as_deref() }
@@ -247,6 +286,76 @@ fn object_meta_impl() -> TokenStream {
                 self.resource_version = resource_version;
             }
             fn clear_managed_fields(&mut self) { self.managed_fields = ::std::option::Option::None; }
+            #owners
+            #finalizers
+        }
+    }
+}
+
+/// Conversions between the runtime's owner reference, which generic code
+/// (the controller runtime) makes and reads, and the generated one.
+fn owner_reference_impls(apply: bool) -> TokenStream {
+    let apply = apply.then(|| {
+        let feature = super::apply::FEATURE;
+        quote! {
+            #[cfg(feature = #feature)]
+            impl ::std::convert::From<::k8s_client_runtime::object::OwnerReference> for OwnerReferenceApply {
+                fn from(r: ::k8s_client_runtime::object::OwnerReference) -> Self {
+                    OwnerReferenceApply {
+                        api_version: ::std::option::Option::Some(r.api_version),
+                        block_owner_deletion: r.block_owner_deletion,
+                        controller: r.controller,
+                        kind: ::std::option::Option::Some(r.kind),
+                        name: ::std::option::Option::Some(r.name),
+                        uid: ::std::option::Option::Some(r.uid),
+                    }
+                }
+            }
+        }
+    });
+    quote! {
+        impl ::std::convert::From<::k8s_client_runtime::object::OwnerReference> for OwnerReference {
+            fn from(r: ::k8s_client_runtime::object::OwnerReference) -> Self {
+                OwnerReference {
+                    api_version: r.api_version,
+                    block_owner_deletion: r.block_owner_deletion,
+                    controller: r.controller,
+                    kind: r.kind,
+                    name: r.name,
+                    uid: r.uid,
+                }
+            }
+        }
+        impl ::std::convert::From<&OwnerReference> for ::k8s_client_runtime::object::OwnerReference {
+            fn from(r: &OwnerReference) -> Self {
+                ::k8s_client_runtime::object::OwnerReference {
+                    api_version: r.api_version.clone(),
+                    kind: r.kind.clone(),
+                    name: r.name.clone(),
+                    uid: r.uid.clone(),
+                    controller: r.controller,
+                    block_owner_deletion: r.block_owner_deletion,
+                }
+            }
+        }
+        #apply
+    }
+}
+
+/// `metav1.Condition` for the runtime's condition helpers
+/// (`set_status_condition`).
+fn condition_impl() -> TokenStream {
+    quote! {
+        impl ::k8s_client_runtime::object::StatusCondition for Condition {
+            fn condition_type(&self) -> &str { &self.type_ }
+            fn status(&self) -> &str { &self.status }
+            fn last_transition_time(&self) -> ::std::option::Option<::k8s_client_runtime::codec::Timestamp> {
+                let t = self.last_transition_time.timestamp();
+                (t != ::k8s_client_runtime::codec::zero_time()).then_some(t)
+            }
+            fn set_last_transition_time(&mut self, time: ::k8s_client_runtime::codec::Timestamp) {
+                self.last_transition_time = time.into();
+            }
         }
     }
 }

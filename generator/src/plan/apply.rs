@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::KindPlan;
-use super::fields::{Codec, FieldPlan, Seed, StructPlan, is_kind};
+use super::fields::{Codec, FieldPlan, Seed, StructPlan};
 use super::fields::{is_struct, is_text_map};
 use crate::ir::{
     Api, Field, FieldType, Gvk, LIST_META, ListType, MapType, MergeFacts, OBJECT_META, PatchStrategy, Shape, Special,
@@ -242,7 +242,7 @@ fn holds(api: &Api, schema: &str, other: &str) -> bool {
 /// A kind of lists: `metadata: ListMeta` and `items`.
 fn is_list_kind(def: &TypeDef) -> bool {
     let Shape::Struct(fields) = &def.shape else { return false };
-    is_kind(def)
+    def.is_kind()
         && fields.iter().any(|f| f.json_name == "metadata" && f.ty == FieldType::Ref(LIST_META.into()))
         && fields.iter().any(|f| f.json_name == "items" && matches!(f.ty, FieldType::Array(_)))
 }

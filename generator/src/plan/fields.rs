@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::ir::proto::FieldEncoding;
 use crate::ir::{Api, Field, FieldType, Gvk, LIST_META, OBJECT_META, Shape, Special, TypeDef};
-use crate::protobuf::FieldEncoding;
 
 /// A generated struct and its fields.
 #[derive(Debug)]
@@ -167,7 +167,7 @@ pub fn structs(api: &Api) -> BTreeMap<&str, StructPlan<'_>> {
 
 fn struct_plan<'a>(api: &'a Api, def: &'a TypeDef) -> Option<StructPlan<'a>> {
     let Shape::Struct(all) = &def.shape else { return None };
-    let kind = is_kind(def);
+    let kind = def.is_kind();
     let declared =
         all.iter().filter(|f| !f.flatten && !(kind && (f.json_name == "apiVersion" || f.json_name == "kind")));
     let encoding = api.protobuf.as_ref().and_then(|p| p.types.get(&def.schema_name));
@@ -189,12 +189,12 @@ fn struct_plan<'a>(api: &'a Api, def: &'a TypeDef) -> Option<StructPlan<'a>> {
 
 pub(super) fn field_plan<'a>(api: &Api, def: &TypeDef, f: &'a Field) -> FieldPlan<'a> {
     let kind_metadata = f.json_name == "metadata"
-        && is_kind(def)
+        && def.is_kind()
         && matches!(&f.ty, FieldType::Ref(r) if r == OBJECT_META || r == LIST_META);
     let plain = (f.required && !f.nullable) || kind_metadata;
     let object = is_struct(api, &f.ty);
     // A kind's `spec` and `status` stay inline: nearly every object has them.
-    let optional_object = !plain && object && !(is_kind(def) && (f.json_name == "spec" || f.json_name == "status"));
+    let optional_object = !plain && object && !(def.is_kind() && (f.json_name == "spec" || f.json_name == "status"));
     let boxed = f.boxed || optional_object;
     let writes_null = f.required && f.nullable && !plain;
     // A field boxed to break a cycle holds no kind: kinds do not nest.
@@ -256,22 +256,13 @@ pub fn nesting_depth(api: &Api) -> usize {
     api.types.keys().map(|name| depth(api, name, &mut memo, &mut BTreeSet::new())).max().unwrap_or(0)
 }
 
-/// Whether a struct is a top-level kind whose `apiVersion`/`kind` are
-/// constants written on encode rather than fields.
-pub fn is_kind(def: &TypeDef) -> bool {
-    let Shape::Struct(fields) = &def.shape else { return false };
-    def.gvk.is_some()
-        && fields.iter().any(|f| f.json_name == "apiVersion")
-        && fields.iter().any(|f| f.json_name == "kind")
-}
-
 /// Whether `ty` names a generated struct (not an enum or special type).
 pub(super) fn is_struct(api: &Api, ty: &FieldType) -> bool {
     matches!(ty, FieldType::Ref(r) if matches!(api.types.get(r.as_str()).map(|d| &d.shape), Some(Shape::Struct(_))))
 }
 
 fn embedded_kind(api: &Api, ty: &FieldType) -> Option<Embedding> {
-    let holds_kind = |r: &str| api.types.get(r).is_some_and(is_kind);
+    let holds_kind = |r: &str| api.types.get(r).is_some_and(TypeDef::is_kind);
     match ty {
         FieldType::Ref(r) if holds_kind(r) => Some(Embedding::One),
         FieldType::Array(inner) => match inner.as_ref() {

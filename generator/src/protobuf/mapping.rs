@@ -17,32 +17,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::source::{Message, Sources};
-use super::{Cardinality, Encodings, FieldEncoding, InlineStep, MessageEncoding, ProtoType, Scalar};
 use crate::error::{Error, Result};
+use crate::ir::proto::{Cardinality, Encodings, FieldEncoding, InlineStep, MessageEncoding, ProtoType, Report, Scalar};
 use crate::ir::{Api, Field, FieldType, Shape};
-use crate::plan::is_kind;
-
-/// What the mapping found, for the generator's callers and tests.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Report {
-    /// Messages mapped to an IR type (specials included).
-    pub messages: usize,
-    /// IR fields mapped to a proto field.
-    pub fields: usize,
-    /// Of [`Self::messages`], those of types reached from a kind.
-    pub reached_messages: usize,
-    /// Of [`Self::fields`], those of types reached from a kind.
-    pub reached_fields: usize,
-    /// IR types with a hand-written wire form ([`Shape::Special`]) that
-    /// have a message, by schema name.
-    pub special: Vec<String>,
-    /// Messages without an IR type, by full name.
-    pub without_type: Vec<String>,
-    /// IR structs reached from a kind without a message, by schema name.
-    pub without_message: Vec<String>,
-    /// Types not reached from a kind whose message does not fit, with why.
-    pub unmatched: Vec<String>,
-}
 
 /// Maps the messages of `sources` onto the types of `api`.
 pub fn map(api: &Api, sources: &Sources) -> Result<Encodings> {
@@ -115,7 +92,7 @@ pub fn schema_name(go_package: &str, name: &str) -> String {
 pub fn reached_from_kinds(api: &Api) -> BTreeSet<&str> {
     let mut reached = BTreeSet::new();
     let mut todo: Vec<&str> =
-        api.types.values().filter(|d| !d.external && is_kind(d)).map(|d| d.schema_name.as_str()).collect();
+        api.types.values().filter(|d| !d.external && d.is_kind()).map(|d| d.schema_name.as_str()).collect();
     while let Some(name) = todo.pop() {
         let Some((key, def)) = api.types.get_key_value(name) else { continue };
         if !reached.insert(key.as_str()) {

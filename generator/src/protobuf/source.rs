@@ -9,8 +9,8 @@ use prost_types::field_descriptor_proto::{Label, Type};
 use prost_types::{DescriptorProto, FieldDescriptorProto};
 use serde::Deserialize;
 
-use super::{Cardinality, ProtoType, Scalar};
 use crate::error::{Error, Result};
+use crate::ir::proto::{Cardinality, ProtoType, Scalar};
 
 /// The facts file, relative to the proto directory.
 pub const FACTS_FILE: &str = "go-fields.json";

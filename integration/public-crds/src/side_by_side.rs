@@ -170,7 +170,9 @@ impl Program {
     /// group's accessor of the same version if the built-in crate has one,
     /// else its first.
     pub fn new(custom: Vec<CustomGroupVersion>, builtin: &BTreeMap<String, BuiltinAccessor>) -> Program {
-        let mut program = Program { pairs: Vec::new(), alone: Vec::new(), features: BTreeSet::new() };
+        // The program names the built-in crate's informer factory.
+        let features = BTreeSet::from(["informers".to_owned()]);
+        let mut program = Program { pairs: Vec::new(), alone: Vec::new(), features };
         for gv in custom {
             let label = snake(gv.group.split('.').next().unwrap_or_default());
             let same_group = |name: &&String| name.rsplit_once('_').is_some_and(|(group, _)| group == label);
@@ -328,7 +330,7 @@ mod tests {
         assert_eq!(alone, ["cert_manager_io_v1", "networkingx_io_v1"]);
         assert_eq!(
             program.cargo_features(),
-            ["k8s-client/apiextensions", "k8s-client/authentication", "k8s-client/networking"]
+            ["k8s-client/apiextensions", "k8s-client/authentication", "k8s-client/informers", "k8s-client/networking"]
         );
     }
 
@@ -362,7 +364,7 @@ mod tests {
         let toml = program.cargo_toml(Path::new("/w/generated"), "k8s-public-crds", Path::new("/w/target/crate"));
         assert!(
             toml.contains(
-                "k8s-client = { path = \"/w/generated\", default-features = false, features = [\"networking\"] }\n\
+                "k8s-client = { path = \"/w/generated\", default-features = false, features = [\"informers\", \"networking\"] }\n\
                  k8s-public-crds = { path = \"/w/target/crate\" }\n"
             ),
             "{toml}"

@@ -30,8 +30,10 @@ pub use ::k8s_client_runtime as runtime;
 pub mod com;
 pub mod do_;
 pub mod clientset;
-pub mod informers;
-pub mod listers;
 pub mod prelude;
+#[cfg(feature = "informers")]
+pub mod informers;
+#[cfg(feature = "informers")]
+pub mod listers;
 #[cfg(feature = "scheme")]
 pub mod scheme;

@@ -9,4 +9,5 @@ pub use ::k8s_client_runtime::{LeanString, Map, ThinVec, thin_vec};
 pub use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 pub use ::k8s_client::apimachinery::pkg::apis::meta::v1::Time;
 pub use ::k8s_client::apimachinery::pkg::util::intstr::IntOrString;
+#[cfg(feature = "informers")]
 pub use crate::informers::InformerGroups as _;

@@ -130,11 +130,11 @@ fn owned_part(value: &Value, set: &FieldSet, merge: Merge) -> Option<Value> {
     match value {
         Value::Object(fields) => {
             let mut out = JsonMap::new();
-            for (element, below) in &set.children {
+            for (element, below) in set.elements() {
                 let PathElement::Field(name) = element else { continue };
-                let Some(field) = fields.get(name) else { continue };
-                if let Some(part) = owned_part(field, below, merge.field(name)) {
-                    out.insert(name.clone(), part);
+                let Some(field) = fields.get(&name) else { continue };
+                if let Some(part) = owned_part(field, below, merge.field(&name)) {
+                    out.insert(name, part);
                 }
             }
             (!out.is_empty()).then_some(Value::Object(out))
@@ -142,7 +142,7 @@ fn owned_part(value: &Value, set: &FieldSet, merge: Merge) -> Option<Value> {
         Value::Array(items) => {
             let mut out = Vec::new();
             for (index, item) in items.iter().enumerate() {
-                let Some((_, below)) = set.children.iter().find(|(e, _)| e.matches_item(index, item)) else {
+                let Some((_, below)) = set.elements().find(|(e, _)| e.matches_item(index, item)) else {
                     continue;
                 };
                 if let Some(part) = owned_part(item, below, merge.element()) {

@@ -86,8 +86,10 @@ impl fmt::Debug for SharedInformerFactory {
 pub struct FactoryBuilder {
     client: Client,
     namespace: Option<String>,
+    namespace_for: HashMap<TypeId, Option<String>>,
     default_resync: Duration,
     tweak: Option<TweakListOptions>,
+    tweak_for: HashMap<TypeId, TweakListOptions>,
     resync_for: HashMap<TypeId, Duration>,
     transform_for: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     keep_managed_fields: bool,
@@ -110,6 +112,25 @@ impl FactoryBuilder {
     #[must_use]
     pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
         self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// Watch kind `K` in `namespace` only (`None`: in all), whatever the
+    /// factory's namespace (controller-runtime's cache `ByObject`): an
+    /// operator watching its custom resource cluster-wide and ConfigMaps
+    /// in its own namespace needs one factory.
+    #[must_use]
+    pub fn namespace_for<K: 'static>(mut self, namespace: Option<&str>) -> Self {
+        self.namespace_for.insert(TypeId::of::<K>(), namespace.map(str::to_owned));
+        self
+    }
+
+    /// Changes the list and watch requests of kind `K` only, in place of
+    /// [`tweak_list_options`](Self::tweak_list_options) (controller-runtime's
+    /// cache `ByObject` selectors).
+    #[must_use]
+    pub fn tweak_list_options_for<K: 'static>(mut self, tweak: impl Fn(&mut ListOptions) + Send + Sync + 'static) -> Self {
+        self.tweak_for.insert(TypeId::of::<K>(), Arc::new(tweak));
         self
     }
 
@@ -187,8 +208,10 @@ impl SharedInformerFactory {
         FactoryBuilder {
             client,
             namespace: None,
+            namespace_for: HashMap::new(),
             default_resync: Duration::ZERO,
             tweak: None,
+            tweak_for: HashMap::new(),
             resync_for: HashMap::new(),
             transform_for: HashMap::new(),
             keep_managed_fields: false,
@@ -217,10 +240,14 @@ impl SharedInformerFactory {
         resource: &DynamicResource,
         client_for: impl FnOnce(Client, Option<&str>) -> ResourceClient<K>,
     ) -> SharedIndexInformer<K> {
+        let options = &self.inner.options;
+        let namespace = match &key {
+            InformerKey::Kind(kind) => options.namespace_for.get(kind).unwrap_or(&options.namespace),
+            InformerKey::Resource { .. } => &options.namespace,
+        };
         let mut informers = self.inner.informers.lock();
-        let entry = informers.entry(key).or_insert_with(|| {
-            let options = &self.inner.options;
-            let informer = self.new_informer(client_for(options.client.clone(), options.namespace.as_deref()));
+        let entry = informers.entry(key.clone()).or_insert_with(|| {
+            let informer = self.new_informer(client_for(options.client.clone(), namespace.as_deref()));
             let to_start = informer.clone();
             Entry {
                 resource: resource.clone(),
@@ -248,7 +275,7 @@ impl SharedInformerFactory {
             .get(&TypeId::of::<K>())
             .and_then(|t| t.downcast_ref::<Arc<dyn Fn(&mut K) + Send + Sync>>())
             .cloned();
-        let tweak = options.tweak.clone();
+        let tweak = options.tweak_for.get(&TypeId::of::<K>()).or(options.tweak.as_ref()).cloned();
         let lw = FilteredListWatch::new(resources, move |opts: &mut ListOptions| {
             if let Some(tweak) = &tweak {
                 tweak(opts);
@@ -341,6 +368,12 @@ impl SharedInformerFactory {
             SyncStopped::Timeout(timeout)
         };
         Err(CacheSyncError { reason, not_synced })
+    }
+
+    /// Whether every started informer has synced (and none failed): what a
+    /// readiness probe reports.
+    pub fn has_synced(&self) -> bool {
+        self.started_entries().iter().all(|e| e.synced.has_synced() && e.synced.failure().is_none())
     }
 
     /// The started informers that stopped for good because code they run
@@ -484,5 +517,48 @@ impl<K: List + Watch + Resource> TypedInformer<K> {
     /// A lister over the informer's cache.
     pub fn lister(&self) -> Lister<K> {
         self.informer().lister()
+    }
+}
+
+#[cfg(all(test, feature = "fake"))]
+mod tests {
+    use std::time::Duration;
+
+    use super::SharedInformerFactory;
+    use crate::Map;
+    use crate::fake::FakeCluster;
+    use crate::selector::LabelSelector;
+    use crate::testing::{Pod, pod};
+
+    #[tokio::test]
+    async fn a_kind_can_have_a_namespace_and_a_selector_of_its_own() {
+        let fake = FakeCluster::new();
+        for (namespace, name, team) in [("a", "p1", "x"), ("b", "p2", "x"), ("b", "p3", "y")] {
+            let mut p = pod(namespace, name, "node");
+            p.metadata.labels = Some(Map::from([("team", team)]));
+            fake.add(&p).unwrap();
+        }
+        let names = |factory: SharedInformerFactory| async move {
+            let informer = factory.informer_for::<Pod>();
+            factory.start();
+            factory.wait_for_cache_sync_within(Duration::from_secs(10)).await.unwrap();
+            let mut names: Vec<_> = informer
+                .lister()
+                .list(&LabelSelector::everything())
+                .iter()
+                .map(|p| p.metadata.name.clone().unwrap())
+                .collect();
+            names.sort();
+            factory.shutdown();
+            names
+        };
+        let builder = || SharedInformerFactory::builder(fake.client()).namespace("a");
+        assert_eq!(names(builder().build()).await, ["p1"]);
+        assert_eq!(names(builder().namespace_for::<Pod>(Some("b")).build()).await, ["p2", "p3"]);
+        let selected = builder()
+            .namespace_for::<Pod>(None)
+            .tweak_list_options_for::<Pod>(|options| options.label_selector = Some("team=x".into()))
+            .build();
+        assert_eq!(names(selected).await, ["p1", "p2"]);
     }
 }

@@ -79,6 +79,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub use self::failure::OnPanic;
+#[cfg(feature = "controller")]
+pub(crate) use self::failure::panic_message;
 pub use self::handler::{EnqueueKeys, FilteringResourceEventHandler, ResourceEventHandler, ResourceEventHandlerFuncs};
 use self::processor::{MINIMUM_RESYNC_PERIOD, Notification, Processor};
 use self::queue::InformerQueue;

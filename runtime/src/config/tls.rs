@@ -144,6 +144,7 @@ pub(crate) struct TlsConfigs {
     /// For pooled connections: h2 offered first, then HTTP/1.1.
     pub(crate) pooled: Arc<rustls::ClientConfig>,
     /// For protocol upgrades (WebSockets), which exist in HTTP/1.1 only.
+    #[cfg(feature = "ws")]
     pub(crate) http1: Arc<rustls::ClientConfig>,
     /// For an `https` proxy, to which no protocol is offered.
     pub(crate) proxy: Arc<rustls::ClientConfig>,
@@ -155,11 +156,20 @@ impl TlsConfigs {
         // resumes, so a new certificate would never be presented. Go's
         // client does not resume sessions unless given a cache either.
         base.resumption = rustls::client::Resumption::disabled();
-        let mut http1 = base.clone();
-        http1.alpn_protocols = vec![b"http/1.1".to_vec()];
-        let proxy = base.clone();
+        #[cfg(feature = "ws")]
+        let http1 = {
+            let mut http1 = base.clone();
+            http1.alpn_protocols = vec![b"http/1.1".to_vec()];
+            Arc::new(http1)
+        };
+        let proxy = Arc::new(base.clone());
         base.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-        TlsConfigs { pooled: Arc::new(base), http1: Arc::new(http1), proxy: Arc::new(proxy) }
+        TlsConfigs {
+            pooled: Arc::new(base),
+            #[cfg(feature = "ws")]
+            http1,
+            proxy,
+        }
     }
 }
 

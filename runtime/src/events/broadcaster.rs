@@ -13,9 +13,8 @@ use super::sink::RestEventSink;
 use super::writer::SeriesWriter;
 use crate::dynamic::DynamicObject;
 use crate::object::Object;
-use crate::record::event::{InvolvedObject, unique_event_name};
-use crate::record::fanout::{Fanout, WatcherHandle, current_runtime};
-use crate::record::{EventSink, EventType};
+use crate::broadcast::fanout::{Fanout, WatcherHandle, current_runtime};
+use crate::broadcast::{EventSink, EventType, InvolvedObject, unique_event_name};
 use crate::rest::Client;
 
 /// Tuning of an [`EventBroadcaster`]; the defaults are client-go's.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dynamic::{DynamicMeta, DynamicObject};
 use crate::object::DynamicResource;
-use crate::record::event::InvolvedObject;
+use crate::broadcast::InvolvedObject;
 
 /// API group of the Events this module writes.
 const GROUP: &str = "events.k8s.io";

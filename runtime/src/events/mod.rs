@@ -86,7 +86,7 @@ mod sink;
 mod tests;
 mod writer;
 
-pub use crate::record::{EventSink, EventType, WatcherHandle};
+pub use crate::broadcast::{EventSink, EventType, WatcherHandle};
 pub use broadcaster::{BroadcasterOptions, EventBroadcaster, EventRecorder, EventWatcher};
 pub use event::MAX_NOTE_LENGTH;
 pub use sink::RestEventSink;

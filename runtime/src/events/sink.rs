@@ -3,7 +3,7 @@
 
 use super::event::events_resource;
 use crate::dynamic::DynamicObject;
-use crate::record::EventSink;
+use crate::broadcast::EventSink;
 use crate::rest::{Client, Error};
 
 /// An [`EventSink`] writing events.k8s.io/v1 Events through the REST
@@ -13,7 +13,7 @@ use crate::rest::{Client, Error};
 #[derive(Debug, Clone)]
 #[doc(alias = "EventSinkImpl")]
 pub struct RestEventSink {
-    inner: crate::record::RestEventSink,
+    inner: crate::broadcast::RestEventSink,
 }
 
 impl RestEventSink {
@@ -21,7 +21,7 @@ impl RestEventSink {
     /// create and patch `events.events.k8s.io` in the regarding objects'
     /// namespaces.
     pub fn new(client: Client) -> Self {
-        RestEventSink { inner: crate::record::RestEventSink::for_resource(client, events_resource()) }
+        RestEventSink { inner: crate::broadcast::RestEventSink::for_resource(client, events_resource()) }
     }
 }
 

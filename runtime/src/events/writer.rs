@@ -14,8 +14,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 
 use super::broadcaster::BroadcasterOptions;
 use super::event::{EventKey, EventV1, Series};
-use crate::record::EventSink;
-use crate::record::broadcaster::is_retryable;
+use crate::broadcast::{EventSink, is_retryable};
 
 /// An event the writer remembers, to fold repeats into its series.
 #[derive(Debug)]

@@ -87,6 +87,6 @@ fn resource_list(t: &Tracker, group: &str, version: &str) -> Value {
             }));
         }
     }
-    let group_version = if group.is_empty() { version.to_owned() } else { format!("{group}/{version}") };
+    let group_version = crate::object::GroupVersion::new(group, version).api_version();
     json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources})
 }

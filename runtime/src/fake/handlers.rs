@@ -6,58 +6,10 @@ use serde_json::{Value, json};
 
 use super::list::{self, Selection};
 use super::merge;
-use super::route::RequestInfo;
+use super::route::{Answer, Ctx};
 use super::status;
 use super::tracker::{self, Change, Gvr, Key, ResourceInfo, Tracker};
 use crate::rest::Status;
-
-/// An answer: HTTP status and JSON body.
-pub(crate) type Answer = Result<(u16, Value), Status>;
-
-/// One request, read.
-#[derive(Clone)]
-pub(crate) struct Ctx<'a> {
-    pub info: &'a RequestInfo,
-    pub query: &'a [(String, String)],
-    /// `fieldManager`, else the user agent's program name.
-    pub manager: String,
-    pub dry_run: bool,
-    /// Objects seeded by the test keep their status and are not recorded.
-    pub seed: bool,
-    /// Server-side apply already recorded the managed fields.
-    pub apply: bool,
-}
-
-impl Ctx<'_> {
-    pub(crate) fn param(&self, key: &str) -> Option<&str> {
-        self.query.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
-    }
-
-    pub(crate) fn gvr(&self) -> &Gvr {
-        &self.info.gvr
-    }
-
-    pub(crate) fn name(&self) -> &str {
-        self.info.name.as_deref().unwrap_or_default()
-    }
-
-    pub(crate) fn subresource(&self) -> Option<&str> {
-        self.info.subresource.as_deref()
-    }
-
-    /// The namespace part of the object's key: the path's, none for a
-    /// registered cluster-scoped resource.
-    pub(crate) fn key_namespace(&self, resource: &ResourceInfo) -> String {
-        match resource.namespaced {
-            Some(false) => String::new(),
-            _ => self.info.namespace.clone().unwrap_or_default(),
-        }
-    }
-
-    pub(crate) fn key(&self, resource: &ResourceInfo) -> Key {
-        (self.key_namespace(resource), self.name().to_owned())
-    }
-}
 
 /// A body that must be a JSON object.
 pub(crate) fn object_body(body: Option<Value>) -> Result<Value, Status> {
@@ -116,7 +68,7 @@ pub(crate) fn get(t: &Tracker, ctx: &Ctx<'_>, path: &str) -> Answer {
     let object = t.get(ctx.gvr(), &key).ok_or_else(|| status::not_found(ctx.gvr(), ctx.name()))?;
     match ctx.subresource() {
         None | Some("status") => Ok((200, object.clone())),
-        Some("scale") if resource.scale => Ok((200, super::patch::scale_of(object))),
+        Some("scale") if resource.scale => Ok((200, scale_of(object))),
         Some(_) => Err(status::no_route(path)),
     }
 }
@@ -195,7 +147,7 @@ pub(crate) fn update(t: &mut Tracker, ctx: &Ctx<'_>, body: Option<Value>, path: 
     match ctx.subresource() {
         None | Some("status") => {}
         Some("finalize") if ctx.gvr().resource == "namespaces" && ctx.gvr().group.is_empty() => {}
-        Some("scale") if resource.scale => return super::patch::update_scale(t, ctx, &resource, &key, object),
+        Some("scale") if resource.scale => return update_scale(t, ctx, &resource, &key, object),
         Some(_) => return Err(status::no_route(path)),
     }
     check_body_namespace(&object, &key.0)?;
@@ -365,6 +317,11 @@ fn delete_object(t: &mut Tracker, gvr: &Gvr, key: Key, mut object: Value, dry_ru
             let meta = tracker::meta_mut(&mut object);
             meta.insert("deletionTimestamp".into(), json!(tracker::now()));
             meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+            // As the apiserver's store: controllers that skip metadata-only
+            // updates must still see the deletion start.
+            if let Some(generation) = meta.get("generation").and_then(Value::as_i64).filter(|g| *g > 0) {
+                meta.insert("generation".into(), json!(generation + 1));
+            }
         }
         let rv = t.next_rv();
         tracker::meta_mut(&mut object).insert("resourceVersion".into(), json!(rv.to_string()));
@@ -402,4 +359,65 @@ pub(crate) fn delete_collection(t: &mut Tracker, ctx: &Ctx<'_>, body: Option<Val
         items.push(if answer.get("kind").and_then(Value::as_str) == Some("Status") { object } else { answer });
     }
     Ok((200, list::list_body(ctx.gvr(), &resource, t.rv, items, None, None)))
+}
+
+/// The `autoscaling/v1` `Scale` of an object: `.spec.replicas`,
+/// `.status.replicas` and the selector (`.status.selector` when it is a
+/// string, else `.spec.selector.matchLabels` written out).
+pub(crate) fn scale_of(object: &Value) -> Value {
+    let meta = object.get("metadata").cloned().unwrap_or_else(|| json!({}));
+    let mut scale_meta = serde_json::Map::new();
+    for field in ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"] {
+        if let Some(v) = meta.get(field) {
+            scale_meta.insert(field.into(), v.clone());
+        }
+    }
+    let replicas = |part: &str| object.get(part).and_then(|p| p.get("replicas")).and_then(Value::as_i64).unwrap_or(0);
+    let mut status = json!({"replicas": replicas("status")});
+    let selector = match object.get("status").and_then(|s| s.get("selector")) {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => object
+            .get("spec")
+            .and_then(|s| s.get("selector"))
+            .and_then(|s| s.get("matchLabels"))
+            .and_then(Value::as_object)
+            .map(|labels| {
+                let mut pairs: Vec<String> =
+                    labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
+                pairs.sort();
+                pairs.join(",")
+            }),
+    };
+    if let Some(selector) = selector.filter(|s| !s.is_empty()) {
+        status["selector"] = json!(selector);
+    }
+    json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": scale_meta,
+        "spec": {"replicas": replicas("spec")},
+        "status": status,
+    })
+}
+
+/// Writes a `Scale`'s `spec.replicas` into the object's `.spec.replicas`
+/// and answers with the new `Scale`.
+pub(crate) fn update_scale(t: &mut Tracker, ctx: &Ctx<'_>, resource: &ResourceInfo, key: &Key, scale: Value) -> Answer {
+    let old = t.get(ctx.gvr(), key).cloned().ok_or_else(|| status::not_found(ctx.gvr(), ctx.name()))?;
+    if let Some(rv) = tracker::meta_str(&scale, "resourceVersion").filter(|rv| !rv.is_empty())
+        && Some(rv) != tracker::meta_str(&old, "resourceVersion")
+    {
+        return Err(status::conflict(ctx.gvr(), ctx.name(), status::MODIFIED));
+    }
+    let replicas = scale.get("spec").and_then(|s| s.get("replicas")).cloned().unwrap_or(json!(0));
+    let mut new = old.clone();
+    if let Some(map) = new.as_object_mut() {
+        let spec = map.entry("spec").or_insert_with(|| json!({}));
+        if !spec.is_object() {
+            *spec = json!({});
+        }
+        spec["replicas"] = replicas;
+    }
+    let new = commit(t, ctx, resource, key.clone(), old, new)?;
+    Ok((200, scale_of(&new)))
 }

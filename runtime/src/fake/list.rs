@@ -4,7 +4,7 @@
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::handlers::{Answer, Ctx};
+use super::route::{Answer, Ctx};
 use super::status;
 use super::tracker::{self, Gvr, Key, ResourceInfo, Tracker};
 use crate::rest::Status;

@@ -147,6 +147,7 @@ mod patch;
 mod reactor;
 mod route;
 mod server;
+mod shared;
 mod status;
 mod tracker;
 mod watch;
@@ -161,10 +162,10 @@ use serde_json::Value;
 
 pub use self::reactor::{Action, Reaction};
 
-use self::handlers::Ctx;
+use self::route::Ctx;
 use self::reactor::Reactor;
 use self::route::{RequestInfo, Verb};
-use self::server::Shared;
+use self::shared::Shared;
 use self::tracker::Gvr;
 use crate::apply::{Merge, MergeFields};
 use crate::object::{DynamicResource, Resource};

@@ -3,7 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::handlers::{self, Answer, Ctx};
+use super::handlers;
+use super::route::{Answer, Ctx};
 use super::merge::{self, ApplyError};
 use super::status;
 use super::tracker::{self, Key, ResourceInfo, Tracker};
@@ -40,8 +41,16 @@ fn unprocessable(message: impl Into<String>) -> Status {
 fn patched(document: &Value, patch: &Value, patch_type: PatchType, resource: &ResourceInfo) -> Result<Value, Status> {
     let result = match patch_type {
         PatchType::Json => {
-            let operations: json_patch::Patch = serde_json::from_value(patch.clone())
+            let mut operations: json_patch::Patch = serde_json::from_value(patch.clone())
                 .map_err(|e| status::bad_request(format!("invalid JSON patch: {e}")))?;
+            // The apiserver's JSON patch passes a `test` of `null` on a
+            // missing member (how "add the first finalizer" is guarded).
+            operations.0.retain(|op| match op {
+                json_patch::PatchOperation::Test(test) => {
+                    !(test.value.is_null() && document.pointer(test.path.as_str()).is_none())
+                }
+                _ => true,
+            });
             let mut document = document.clone();
             json_patch::patch(&mut document, &operations).map_err(|e| unprocessable(e.to_string()))?;
             document
@@ -69,8 +78,8 @@ pub(crate) fn patch(t: &mut Tracker, ctx: &Ctx<'_>, body: Option<Value>, patch_t
         Some("finalize") if ctx.gvr().resource == "namespaces" && ctx.gvr().group.is_empty() => {}
         Some("scale") if resource.scale && patch_type != PatchType::Apply => {
             let old = t.get(ctx.gvr(), &key).ok_or_else(|| status::not_found(ctx.gvr(), ctx.name()))?;
-            let scale = patched(&scale_of(old), &body, patch_type, &resource)?;
-            return update_scale(t, ctx, &resource, &key, scale);
+            let scale = patched(&handlers::scale_of(old), &body, patch_type, &resource)?;
+            return handlers::update_scale(t, ctx, &resource, &key, scale);
         }
         Some(_) => return Err(status::no_route(path)),
     }
@@ -130,65 +139,4 @@ fn apply(
             handlers::create(t, &ctx, Some(new), path)
         }
     }
-}
-
-/// The `autoscaling/v1` `Scale` of an object: `.spec.replicas`,
-/// `.status.replicas` and the selector (`.status.selector` when it is a
-/// string, else `.spec.selector.matchLabels` written out).
-pub(crate) fn scale_of(object: &Value) -> Value {
-    let meta = object.get("metadata").cloned().unwrap_or_else(|| json!({}));
-    let mut scale_meta = serde_json::Map::new();
-    for field in ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"] {
-        if let Some(v) = meta.get(field) {
-            scale_meta.insert(field.into(), v.clone());
-        }
-    }
-    let replicas = |part: &str| object.get(part).and_then(|p| p.get("replicas")).and_then(Value::as_i64).unwrap_or(0);
-    let mut status = json!({"replicas": replicas("status")});
-    let selector = match object.get("status").and_then(|s| s.get("selector")) {
-        Some(Value::String(s)) => Some(s.clone()),
-        _ => object
-            .get("spec")
-            .and_then(|s| s.get("selector"))
-            .and_then(|s| s.get("matchLabels"))
-            .and_then(Value::as_object)
-            .map(|labels| {
-                let mut pairs: Vec<String> =
-                    labels.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
-                pairs.sort();
-                pairs.join(",")
-            }),
-    };
-    if let Some(selector) = selector.filter(|s| !s.is_empty()) {
-        status["selector"] = json!(selector);
-    }
-    json!({
-        "kind": "Scale",
-        "apiVersion": "autoscaling/v1",
-        "metadata": scale_meta,
-        "spec": {"replicas": replicas("spec")},
-        "status": status,
-    })
-}
-
-/// Writes a `Scale`'s `spec.replicas` into the object's `.spec.replicas`
-/// and answers with the new `Scale`.
-pub(crate) fn update_scale(t: &mut Tracker, ctx: &Ctx<'_>, resource: &ResourceInfo, key: &Key, scale: Value) -> Answer {
-    let old = t.get(ctx.gvr(), key).cloned().ok_or_else(|| status::not_found(ctx.gvr(), ctx.name()))?;
-    if let Some(rv) = tracker::meta_str(&scale, "resourceVersion").filter(|rv| !rv.is_empty())
-        && Some(rv) != tracker::meta_str(&old, "resourceVersion")
-    {
-        return Err(status::conflict(ctx.gvr(), ctx.name(), status::MODIFIED));
-    }
-    let replicas = scale.get("spec").and_then(|s| s.get("replicas")).cloned().unwrap_or(json!(0));
-    let mut new = old.clone();
-    if let Some(map) = new.as_object_mut() {
-        let spec = map.entry("spec").or_insert_with(|| json!({}));
-        if !spec.is_object() {
-            *spec = json!({});
-        }
-        spec["replicas"] = replicas;
-    }
-    let new = handlers::commit(t, ctx, resource, key.clone(), old, new)?;
-    Ok((200, scale_of(&new)))
 }

@@ -4,7 +4,9 @@
 use http::Method;
 
 use super::status;
-use super::tracker::Gvr;
+use serde_json::Value;
+
+use super::tracker::{Gvr, Key, ResourceInfo};
 use crate::rest::Status;
 
 /// The verbs of the API, as RBAC and client-go's actions name them.
@@ -143,5 +145,53 @@ mod tests {
         assert_eq!(info(Method::GET, "/api/v1/namespaces/ns/pods/a/b/c", &[]).unwrap_err().code, 404);
         assert_eq!(info(Method::PUT, "/api/v1/pods", &[]).unwrap_err().code, 405);
         assert_eq!(info(Method::POST, "/api/v1/namespaces/ns/pods/web", &[]).unwrap_err().code, 405);
+    }
+}
+
+/// An answer: HTTP status and JSON body.
+pub(crate) type Answer = Result<(u16, Value), Status>;
+
+/// One request, read.
+#[derive(Clone)]
+pub(crate) struct Ctx<'a> {
+    pub info: &'a RequestInfo,
+    pub query: &'a [(String, String)],
+    /// `fieldManager`, else the user agent's program name.
+    pub manager: String,
+    pub dry_run: bool,
+    /// Objects seeded by the test keep their status and are not recorded.
+    pub seed: bool,
+    /// Server-side apply already recorded the managed fields.
+    pub apply: bool,
+}
+
+impl Ctx<'_> {
+    pub(crate) fn param(&self, key: &str) -> Option<&str> {
+        self.query.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    pub(crate) fn gvr(&self) -> &Gvr {
+        &self.info.gvr
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        self.info.name.as_deref().unwrap_or_default()
+    }
+
+    pub(crate) fn subresource(&self) -> Option<&str> {
+        self.info.subresource.as_deref()
+    }
+
+    /// The namespace part of the object's key: the path's, none for a
+    /// registered cluster-scoped resource.
+    pub(crate) fn key_namespace(&self, resource: &ResourceInfo) -> String {
+        match resource.namespaced {
+            Some(false) => String::new(),
+            _ => self.info.namespace.clone().unwrap_or_default(),
+        }
+    }
+
+    pub(crate) fn key(&self, resource: &ResourceInfo) -> Key {
+        (self.key_namespace(resource), self.name().to_owned())
     }
 }

@@ -13,55 +13,16 @@ use hyper::body::{Frame, Incoming};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
 
-use super::handlers::{self, Answer, Ctx};
+use super::handlers;
+use super::route::{Answer, Ctx};
 use super::list;
 use super::patch::{self, PatchType};
-use super::reactor::{Action, Reaction, Reactor};
+use super::reactor::{Action, Reaction};
+use super::shared::Shared;
 use super::route::{self, Verb};
 use super::status;
-use super::tracker::Tracker;
 use super::watch;
 use crate::rest::Status;
-
-/// What wakes watches.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Signal {
-    /// The resourceVersion of the last write.
-    pub rv: u64,
-    /// Bumped to make watches that asked for bookmarks send one.
-    pub bookmarks: u64,
-    /// Bumped to end every open watch.
-    pub closes: u64,
-}
-
-/// The state every connection and the test share.
-pub(crate) struct Shared {
-    pub tracker: parking_lot::Mutex<Tracker>,
-    pub signal: tokio::sync::watch::Sender<Signal>,
-    pub actions: parking_lot::Mutex<Vec<Action>>,
-    pub reactors: parking_lot::RwLock<Vec<Reactor>>,
-}
-
-impl Shared {
-    pub(crate) fn new() -> Shared {
-        Shared {
-            tracker: parking_lot::Mutex::default(),
-            signal: tokio::sync::watch::Sender::new(Signal::default()),
-            actions: parking_lot::Mutex::default(),
-            reactors: parking_lot::RwLock::default(),
-        }
-    }
-
-    /// Wakes the watches after a write.
-    pub(crate) fn notify(&self) {
-        let rv = self.tracker.lock().rv;
-        self.signal.send_if_modified(|s| {
-            let changed = s.rv != rv;
-            s.rv = rv;
-            changed
-        });
-    }
-}
 
 type Body = BoxBody<Bytes, Infallible>;
 

@@ -32,7 +32,7 @@ impl Gvr {
 
     /// The objects' `apiVersion`.
     pub(crate) fn api_version(&self) -> String {
-        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+        crate::object::GroupVersion::new(&self.group, &self.version).api_version()
     }
 }
 

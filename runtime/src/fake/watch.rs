@@ -10,9 +10,9 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::handlers::Ctx;
+use super::route::Ctx;
 use super::list::{self, Selection};
-use super::server::Shared;
+use super::shared::Shared;
 use super::status;
 use super::tracker::{Change, Event, Gvr};
 use crate::rest::Status;

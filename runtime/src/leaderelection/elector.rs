@@ -117,8 +117,10 @@ pub struct LeaderElectionConfig {
     /// Pause between attempts to acquire or renew.
     pub retry_period: Duration,
     /// On cancel, hand the lease back (empty holder, 1 s duration) so that
-    /// another candidate takes over at once. Only safe if the leader's work
-    /// has stopped by then: it is signalled through the token first.
+    /// another candidate takes over at once. The leader's work is signalled
+    /// through the token first, and the lease is released only once the
+    /// `on_started_leading` future has returned: make it return soon after
+    /// the token is cancelled.
     #[doc(alias = "ReleaseOnCancel")]
     pub release_on_cancel: bool,
     /// Name of this election, for logs.
@@ -270,9 +272,7 @@ impl<L: ResourceLock> LeaderElector<L> {
         tokio::pin!(cancel);
         if self.acquire(&mut cancel).await {
             let (tx, rx) = watch::channel(false);
-            if let Some(f) = &self.inner.config.callbacks.on_started_leading {
-                tokio::spawn(f(LeadershipToken { rx }));
-            }
+            let work = self.inner.config.callbacks.on_started_leading.as_ref().map(|f| tokio::spawn(f(LeadershipToken { rx })));
             let end = self.renew(&mut cancel).await;
             tx.send_replace(true);
             if let RenewEnd::Lost = end {
@@ -280,6 +280,11 @@ impl<L: ResourceLock> LeaderElector<L> {
                 tracing::info!(election = %self.inner.config.name, lock = %self.inner.lock.describe(), "failed to renew lease, stopped leading");
             }
             if self.inner.config.release_on_cancel {
+                // Handing the lease back while the leader's work still
+                // writes would let another candidate act beside it.
+                if let Some(work) = work {
+                    let _ = work.await;
+                }
                 self.release().await;
             }
         }

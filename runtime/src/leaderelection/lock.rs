@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::Error;
 use crate::dynamic::DynamicObject;
 use crate::object::DynamicResource;
+#[cfg(feature = "events")]
 use crate::record::{EventRecorder, EventType};
 use crate::rest::{Client, CreateOptions, GetOptions, ResourceClient, UpdateOptions};
 
@@ -143,6 +144,7 @@ pub struct LeaseLock {
     identity: String,
     /// The Lease as last read or written; its resourceVersion guards updates.
     lease: Mutex<Option<DynamicObject>>,
+    #[cfg(feature = "events")]
     recorder: Option<EventRecorder>,
 }
 
@@ -156,11 +158,14 @@ impl LeaseLock {
             name: name.to_owned(),
             identity: identity.into(),
             lease: Mutex::new(None),
+            #[cfg(feature = "events")]
             recorder: None,
         }
     }
 
     /// Records `LeaderElection` events on the Lease when leadership changes.
+    #[cfg(feature = "events")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "events")))]
     #[must_use]
     pub fn with_event_recorder(mut self, recorder: EventRecorder) -> Self {
         self.recorder = Some(recorder);
@@ -213,6 +218,7 @@ impl ResourceLock for LeaseLock {
         format!("{}/{}", self.namespace, self.name)
     }
 
+    #[cfg(feature = "events")]
     fn record_event(&self, message: &str) {
         let Some(recorder) = &self.recorder else {
             return;

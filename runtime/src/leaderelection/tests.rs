@@ -376,3 +376,34 @@ async fn dropping_run_cancels_the_token_without_release() {
     assert_eq!(entries(&log), ["new:a", "started:a"], "no on_stopped_leading when dropped");
     assert_eq!(record(&store).holder_identity, "a", "no release when dropped");
 }
+
+#[tokio::test(start_paused = true)]
+async fn release_waits_until_the_leaders_work_has_stopped() {
+    let store = store_with(None, 0);
+    let log = Log::default();
+    let work_log = log.clone();
+    let callbacks = LeaderCallbacks::new().on_started_leading(move |token: LeadershipToken| {
+        let log = work_log.clone();
+        async move {
+            token.cancelled().await;
+            // Finishing a write takes a while after the token fires.
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            log.lock().push("work-done".to_owned());
+        }
+    });
+    let config = LeaderElectionConfig { release_on_cancel: true, callbacks, ..Default::default() };
+    let a = LeaderElector::new(config, MemLock::new("a", &store)).unwrap();
+    let run = start(&a);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(a.is_leader());
+    let t0 = Instant::now();
+    let stopping = tokio::spawn(run.stop());
+    at(t0, 4.0).await;
+    // Still working: the lease is still held, so nobody else acts.
+    assert_eq!(record(&store).holder_identity, "a");
+    assert!(log.lock().is_empty());
+    stopping.await.unwrap();
+    assert_eq!(*log.lock(), ["work-done"]);
+    assert_eq!(record(&store).holder_identity, "", "released once the work stopped");
+    assert!(Instant::now() >= t0 + Duration::from_secs(5));
+}

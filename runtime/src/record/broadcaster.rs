@@ -10,12 +10,12 @@ use tokio::sync::{mpsc, watch};
 
 use super::Error;
 use super::correlator::{Correlated, CorrelatorOptions, EventCorrelator};
-use super::event::{EventRecord, EventType, InvolvedObject, Source, format_time, unique_event_name};
-use super::fanout::{Fanout, WatcherHandle, current_runtime};
-use super::sink::{EventSink, RestEventSink};
+use super::event::{EventRecord, Source, format_time};
+use crate::broadcast::fanout::{Fanout, WatcherHandle, current_runtime};
+use crate::broadcast::{EventSink, EventType, InvolvedObject, RestEventSink, is_retryable, unique_event_name};
 use crate::dynamic::DynamicObject;
 use crate::object::Object;
-use crate::rest::{Client, Error as RestError};
+use crate::rest::Client;
 
 /// Tuning of an [`EventBroadcaster`]; the defaults are client-go's.
 #[derive(Debug, Clone, PartialEq)]
@@ -231,20 +231,6 @@ impl EventBroadcaster {
     fn action_or_drop(&self, event: EventRecord) {
         self.shared.fanout.action_or_drop(event, |e| format!("{:?} ({})", e.metadata.name, e.reason));
     }
-}
-
-/// Whether a failed write may succeed if tried again. client-go gives up
-/// on anything the server answered and retries only failures to reach it.
-pub(crate) fn is_retryable(err: &RestError) -> bool {
-    !matches!(
-        err,
-        RestError::Api(_)
-            | RestError::InvalidRequest { .. }
-            | RestError::Encode { .. }
-            | RestError::Decode { .. }
-            | RestError::DecodeProtobuf { .. }
-            | RestError::UnexpectedContentType { .. }
-    )
 }
 
 /// One write attempt; `true` when done (written or given up on for good).

@@ -19,7 +19,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::event::{EventRecord, format_time, unique_event_name};
+use super::event::{EventRecord, format_time};
+use crate::broadcast::unique_event_name;
 use crate::dynamic::DynamicObject;
 
 /// Prefix of the message of an aggregated event.
@@ -340,7 +341,8 @@ fn read_event(obj: &DynamicObject) -> Option<EventRecord> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::event::{InvolvedObject, Source};
+    use crate::broadcast::InvolvedObject;
+    use crate::record::event::Source;
 
     fn ev(object: &str, reason: &str, message: &str) -> EventRecord {
         EventRecord {

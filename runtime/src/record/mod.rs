@@ -36,16 +36,12 @@
 pub(crate) mod broadcaster;
 mod correlator;
 pub(crate) mod event;
-pub(crate) mod fanout;
-pub(crate) mod sink;
 #[cfg(test)]
 mod tests;
 
 pub use broadcaster::{BroadcasterOptions, EventBroadcaster, EventRecorder, EventWatcher};
 pub use correlator::{COMBINED_MESSAGE_PREFIX, CorrelateResult, CorrelatorOptions, EventCorrelator};
-pub use event::EventType;
-pub use fanout::WatcherHandle;
-pub use sink::{EventSink, RestEventSink};
+pub use crate::broadcast::{EventSink, EventType, RestEventSink, WatcherHandle};
 
 /// Errors of the `record` module. Recording itself never fails; only
 /// starting watchers can.

@@ -8,7 +8,8 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use tokio::time::Instant;
 
-use super::event::{EventRecord, InvolvedObject, Source};
+use super::event::{EventRecord, Source};
+use crate::broadcast::InvolvedObject;
 use super::*;
 use crate::dynamic::DynamicObject;
 use crate::rest::{Error as RestError, Status};

@@ -104,6 +104,7 @@ impl Client {
     /// A client whose connections are in-memory pipes opened by `dial`
     /// (the fake apiserver's): JSON only, no rate limit, no credentials,
     /// and a URL that is never dialed.
+    #[cfg(feature = "fake")]
     pub(crate) fn in_memory(dial: InMemoryDial) -> Client {
         let mut config = Config::new(http::Uri::from_static("http://fake.invalid"));
         config.content_type = ContentType::Json;
@@ -291,6 +292,7 @@ impl Client {
     }
 
     /// The full URL of `req`.
+    #[cfg(feature = "ws")]
     pub(super) fn url_of(&self, req: &Prepared) -> String {
         let inner = &*self.inner;
         format!("{}://{}{}{}", inner.scheme, inner.authority, inner.base_path, req.path_and_query)
@@ -298,6 +300,7 @@ impl Client {
 
     /// The pieces a dedicated (non-pooled) connection needs: the
     /// connector, the server's authority, and the credentials.
+    #[cfg(feature = "ws")]
     pub(super) fn dedicated(&self) -> (&Connector, &str, &Authenticator) {
         let inner = &*self.inner;
         (&inner.connector, &inner.authority, &inner.auth)

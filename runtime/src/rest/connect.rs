@@ -99,6 +99,7 @@ enum Offer {
     Pooled,
     /// HTTP/1.1 only: protocol upgrades (WebSockets) do not exist in
     /// HTTP/2, and the apiserver would pick h2 if offered.
+    #[cfg(feature = "ws")]
     Http1,
 }
 
@@ -150,6 +151,7 @@ impl Connector {
     /// The same connector offering only HTTP/1.1 in TLS: protocol
     /// upgrades (WebSockets) do not exist in HTTP/2, and the apiserver
     /// would pick h2 if offered.
+    #[cfg(feature = "ws")]
     pub(super) fn http1_only(&self) -> Connector {
         Connector { offer: Offer::Http1, pool: None, ..self.clone() }
     }
@@ -160,6 +162,7 @@ impl Connector {
     }
 
     /// Opens one connection to `uri`, outside any pool.
+    #[cfg(feature = "ws")]
     pub(super) async fn dial(&self, uri: Uri) -> Result<TokioIo<Conn>, BoxError> {
         self.clone().connect(uri).await
     }
@@ -233,6 +236,7 @@ impl Connector {
             };
             let config = match self.offer {
                 Offer::Pooled => Arc::clone(&tls.pooled),
+                #[cfg(feature = "ws")]
                 Offer::Http1 => Arc::clone(&tls.http1),
             };
             let tls = self.tls_handshake(io, name, config).await?;
@@ -292,22 +296,7 @@ impl Connector {
     ) -> Result<Box<dyn Io>, BoxError> {
         let tcp = self.tcp_to(&p.host, p.port).await?;
         match p.scheme {
-            ProxyScheme::Socks5 => {
-                let target = (host, port);
-                let stream = match &p.credentials {
-                    Some((user, pass)) => {
-                        tokio_socks::tcp::Socks5Stream::connect_with_password_and_socket(
-                            tcp,
-                            target,
-                            user,
-                            pass.expose(),
-                        )
-                        .await?
-                    }
-                    None => tokio_socks::tcp::Socks5Stream::connect_with_socket(tcp, target).await?,
-                };
-                Ok(Box::new(stream.into_inner()))
-            }
+            ProxyScheme::Socks5 => socks5_tunnel(tcp, p, host, port).await,
             ProxyScheme::Http | ProxyScheme::Https => {
                 let mut io: Box<dyn Io> = Box::new(tcp);
                 if p.scheme == ProxyScheme::Https {
@@ -324,6 +313,37 @@ impl Connector {
             }
         }
     }
+}
+
+/// The SOCKS5 handshake through `tcp`, to `host:port`.
+#[cfg(feature = "socks5")]
+async fn socks5_tunnel(
+    tcp: tokio::net::TcpStream,
+    p: &ProxyUrl,
+    host: &str,
+    port: u16,
+) -> Result<Box<dyn Io>, BoxError> {
+    let target = (host, port);
+    let stream = match &p.credentials {
+        Some((user, pass)) => {
+            tokio_socks::tcp::Socks5Stream::connect_with_password_and_socket(tcp, target, user, pass.expose()).await?
+        }
+        None => tokio_socks::tcp::Socks5Stream::connect_with_socket(tcp, target).await?,
+    };
+    Ok(Box::new(stream.into_inner()))
+}
+
+/// Without the `socks5` feature a SOCKS5 proxy is a clear error, not a
+/// connection made around it.
+#[cfg(not(feature = "socks5"))]
+#[expect(clippy::unused_async, reason = "the same signature as the tunnel it stands in for")]
+async fn socks5_tunnel(
+    _tcp: tokio::net::TcpStream,
+    p: &ProxyUrl,
+    _host: &str,
+    _port: u16,
+) -> Result<Box<dyn Io>, BoxError> {
+    Err(format!("proxy {p:?}: SOCKS5 proxies need k8s-client-runtime's `socks5` feature").into())
 }
 
 /// The `CONNECT host:port` handshake; on success `io` is a tunnel.
@@ -382,6 +402,7 @@ pub(super) struct Conn {
 
 impl Conn {
     /// Requests on this connection go to an HTTP proxy in absolute form.
+    #[cfg(feature = "ws")]
     pub(super) fn is_forward_proxy(&self) -> bool {
         self.forward
     }

@@ -23,8 +23,6 @@ use super::watch::ByteStream;
 /// Kinds with a `log` subresource (pods).
 pub trait HasLog: ClientObject {}
 
-impl HasLog for crate::dynamic::DynamicObject {}
-
 /// What log to read (the query of `pods/log`, client-go's
 /// `PodLogOptions`); `None` fields are left to the server's default.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

@@ -64,14 +64,15 @@ mod limiter;
 pub mod logs;
 mod options;
 mod pool;
-pub mod portforward;
+crate::cfg_feature!("ws" => pub mod portforward;);
 pub mod proxy;
-pub mod remotecommand;
+crate::cfg_feature!("ws" => pub mod remotecommand;);
 mod request;
 mod resource;
 mod settings;
 pub mod subresource;
 mod target;
+#[cfg(feature = "ws")]
 mod upgrade;
 pub mod verbs;
 pub mod watch;
@@ -87,9 +88,9 @@ pub use options::{
     Preconditions, PropagationPolicy, QueryPairs, UpdateOptions, VersionMatch, WatchOptions, WriteOptions,
 };
 pub use pool::Body;
-pub use portforward::HasPortForward;
+crate::cfg_feature!("ws" => pub use portforward::HasPortForward;);
 pub use proxy::HasProxy;
-pub use remotecommand::{HasAttach, HasExec};
+crate::cfg_feature!("ws" => pub use remotecommand::{HasAttach, HasExec};);
 pub use request::Request;
 pub use resource::{ClientObject, DeleteResult, ResourceClient};
 pub use subresource::{HasScale, HasStatus};

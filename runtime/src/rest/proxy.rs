@@ -15,8 +15,6 @@ use super::resource::{ClientObject, ResourceClient};
 /// Kinds with a `proxy` subresource (pods, services, nodes).
 pub trait HasProxy: ClientObject {}
 
-impl HasProxy for crate::dynamic::DynamicObject {}
-
 impl<K: HasProxy> ResourceClient<K> {
     /// A `method` request to `path` (e.g. `/healthz`, `metrics`) of the
     /// object `name` through the apiserver's proxy. The client-side

@@ -35,7 +35,7 @@ pub trait HistogramMetric: Send + Sync {
 /// Creates the metrics of one named queue.
 ///
 /// Implement it to export queue metrics to another system than Prometheus;
-/// [`PrometheusMetricsProvider`](super::PrometheusMetricsProvider) is the
+/// `PrometheusMetricsProvider` (feature `metrics`) is the
 /// ready-made one.
 pub trait MetricsProvider: Send + Sync {
     /// Items waiting in the queue (`workqueue_depth`).

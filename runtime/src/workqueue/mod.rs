@@ -37,8 +37,9 @@
 //! Time is `tokio::time`, so tests can use `tokio::time::pause`.
 //!
 //! Metrics: give a queue a name and a [`MetricsProvider`]
-//! ([`PrometheusMetricsProvider`] for the `workqueue_*` metrics that
-//! client-go exports) through the `with_metrics` constructors.
+//! (`PrometheusMetricsProvider`, feature `metrics`, for the `workqueue_*`
+//! metrics that client-go exports) through the `with_metrics`
+//! constructors.
 //!
 //! # Why it is fast
 //!
@@ -54,44 +55,21 @@
 //! when one waits, and at most one; the rate limiters' `forget` of an item
 //! that never failed takes no lock. Without metrics, no metric code runs.
 //!
-//! Measured with the `workqueue` workload of `k8s-client-peer` against
-//! client-go's program (200,000 distinct keys added by one task, got,
-//! forgotten and done by the workers; each program runs them once to warm
-//! up, then five times, and reports the median) in three runs of `make
-//! bench-peers` on 2 cores: 2.16x, 2.14x and 1.97x client-go's throughput
-//! with 1 worker (e.g. 5.7 M against 2.7 M items/s), 1.52x, 1.85x and
-//! 1.63x with 4 (3.6 M against 2.4 M), where the previous layout did 0.7x
-//! and 0.9x. With four workers on two cores the lock is contended
-//! (parking_lot's slow path and the kernel's scheduler are a third of the
-//! profile): pinned to one core the same program does 4.8-5.7 M with four
-//! workers. The standard library's mutex, spinning before parking, a
-//! lock-free FIFO with sharded key states and adds applied in batches by
-//! the next holder of the lock all measured slower (figures in
-//! `docs/peers.md`). With one worker the tokio scheduler runs the
-//! producer and the woken worker on one thread, so the whole burst is
-//! queued before it is drained; client-go spreads the same work over both
-//! cores. When instead the first worker already runs on the other thread
-//! as the producer starts, which on some hours of the same machine is
-//! most rounds, the two contend for the lock on every operation and this
-//! queue measured 0.9x client-go's throughput with one worker and 0.6x to
-//! 0.76x with four: a tokio thread blocked on the lock runs nothing else,
-//! while client-go's mutex parks the goroutine and readies it on the
-//! releasing core, so its goroutines take turns there.
+//! Its throughput beside client-go's, and the designs tried and not kept,
+//! are in the repository's `docs/peers.md` ("Workqueue").
 //!
 //! Every add wakes a waiting worker, even while another woken one has not
-//! run yet, on purpose: waking one at a time, each woken worker waking the
-//! next, reached 2x client-go's throughput with four workers in the
-//! benchmark, but tokio runs a task woken from one of its threads in that
-//! thread's LIFO slot, which no other thread takes from, so workers whose
-//! processing holds their thread ran one after another on one thread
-//! (eight items of 50 ms on two threads: 400 ms instead of 200; the test
-//! `workers_holding_their_thread_run_on_every_thread` keeps that so).
+//! run yet, on purpose: tokio runs a task woken from one of its threads in
+//! that thread's LIFO slot, which no other thread takes from, so waking one
+//! worker at a time (each woken worker waking the next) runs workers whose
+//! processing holds their thread one after another on one thread (the
+//! test `workers_holding_their_thread_run_on_every_thread` keeps that so).
 
 mod delaying;
 mod idle;
 mod items;
 mod metrics;
-mod prometheus;
+crate::cfg_feature!("metrics" => mod prometheus;);
 mod queue;
 mod rate_limiter;
 mod rate_limiting;
@@ -106,7 +84,7 @@ pub use self::delaying::DelayingQueue;
 pub use self::metrics::{
     CounterMetric, GaugeMetric, HistogramMetric, MetricsProvider, NoopMetricsProvider, SettableGaugeMetric,
 };
-pub use self::prometheus::PrometheusMetricsProvider;
+crate::cfg_feature!("metrics" => pub use self::prometheus::PrometheusMetricsProvider;);
 pub use self::queue::Queue;
 pub use self::rate_limiter::{
     BucketRateLimiter, ItemExponentialFailureRateLimiter, ItemFastSlowRateLimiter, MaxOfRateLimiter, RateLimiter,
@@ -115,6 +93,8 @@ pub use self::rate_limiter::{
 pub use self::rate_limiting::RateLimitingQueue;
 
 /// Errors of the workqueue module.
+#[cfg(feature = "metrics")]
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The Prometheus collectors could not be created or registered (for

@@ -1,6 +1,5 @@
 use std::time::Duration;
 
-use ::prometheus::Registry;
 use tokio::time::{advance, timeout};
 
 use super::*;
@@ -431,53 +430,3 @@ async fn rate_limiting_queue_delays_retries_and_counts_requeues() {
     assert_eq!(q.num_requeues(&"a"), 0);
 }
 
-fn metric_value(registry: &Registry, name: &str, queue: &str) -> f64 {
-    use ::prometheus::proto::MetricType;
-    for family in registry.gather() {
-        if family.name() != name {
-            continue;
-        }
-        for m in family.get_metric() {
-            if !m.get_label().iter().any(|l| l.name() == "name" && l.value() == queue) {
-                continue;
-            }
-            return match family.get_field_type() {
-                MetricType::GAUGE => m.get_gauge().get_value(),
-                MetricType::COUNTER => m.get_counter().get_value(),
-                MetricType::HISTOGRAM => m.get_histogram().get_sample_count() as f64,
-                _ => f64::NAN,
-            };
-        }
-    }
-    f64::NAN
-}
-
-#[tokio::test(start_paused = true)]
-async fn metrics_count_adds_depth_latency_work_and_retries() {
-    let registry = Registry::new();
-    let provider = PrometheusMetricsProvider::new(&registry).unwrap();
-    let q = RateLimitingQueue::with_metrics("test", &provider, ItemExponentialFailureRateLimiter::<&str>::default());
-    q.add("a");
-    q.add("b");
-    q.add("a");
-    assert_eq!(metric_value(&registry, "workqueue_adds_total", "test"), 2.0);
-    assert_eq!(metric_value(&registry, "workqueue_depth", "test"), 2.0);
-    let a = q.get().await.unwrap();
-    assert_eq!(metric_value(&registry, "workqueue_depth", "test"), 1.0);
-    assert_eq!(metric_value(&registry, "workqueue_queue_duration_seconds", "test"), 1.0);
-    advance(Duration::from_secs(2)).await;
-    tokio::task::yield_now().await;
-    let unfinished = metric_value(&registry, "workqueue_unfinished_work_seconds", "test");
-    assert!(unfinished >= 1.5, "unfinished work seconds {unfinished}");
-    q.done(&a);
-    assert_eq!(metric_value(&registry, "workqueue_work_duration_seconds", "test"), 1.0);
-    q.add_rate_limited("c");
-    assert_eq!(metric_value(&registry, "workqueue_retries_total", "test"), 1.0);
-}
-
-#[test]
-fn registering_twice_in_one_registry_is_an_error() {
-    let registry = Registry::new();
-    let _first = PrometheusMetricsProvider::new(&registry).unwrap();
-    assert!(matches!(PrometheusMetricsProvider::new(&registry), Err(Error::Metrics(_))));
-}

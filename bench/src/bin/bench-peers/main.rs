@@ -5,10 +5,11 @@
 //!
 //! The programs follow `bench/peers/PROTOCOL.md`; this harness starts the
 //! apiserver and creates the pods (when sync or churn is asked for), drives
-//! the churn writer and builds the minimal pod-informer programs of the
-//! build workload.
+//! the churn writer, creates the Greetings of the operator workload and
+//! builds the minimal pod-informer programs of the build workload.
 
 mod cluster;
+mod operator;
 mod programs;
 mod report;
 
@@ -36,6 +37,22 @@ struct Args {
     /// The kube-rs program.
     #[arg(long, required_unless_present = "replot")]
     kube_rs: Option<PathBuf>,
+    /// This project's operator of the operator workload
+    /// (`target/<profile>/examples/greeting_operator`).
+    #[arg(long)]
+    ours_operator: Option<PathBuf>,
+    /// The operator on controller-runtime (its figures are client-go's column).
+    #[arg(long)]
+    controller_runtime: Option<PathBuf>,
+    /// The operator on kube-rs's `Controller`.
+    #[arg(long)]
+    kube_rs_operator: Option<PathBuf>,
+    /// Client requests per second of the operators (their `--qps`; burst
+    /// twice that). High by default so that the figures compare the
+    /// runtimes, not client-side rate limiters (client-go gives each of
+    /// controller-runtime's per-kind clients a bucket of its own).
+    #[arg(long, default_value_t = 5000.0)]
+    operator_qps: f64,
     /// Fraction of the full workloads (10,000 pods, 30 s of churn, …); 0.01 for the smoke run.
     #[arg(long, default_value_t = 1.0)]
     scale: f64,
@@ -63,8 +80,8 @@ struct Args {
     /// Only redraw the chart of a `peers.json` written earlier (into `--out`).
     #[arg(long)]
     replot: Option<PathBuf>,
-    /// The workloads to run, of decode, sync, churn, workqueue, build.
-    #[arg(long, value_delimiter = ',', default_value = "decode,sync,churn,workqueue,build")]
+    /// The workloads to run, of decode, sync, churn, workqueue, operator, build.
+    #[arg(long, value_delimiter = ',', default_value = "decode,sync,churn,workqueue,operator,build")]
     workloads: Vec<String>,
 }
 
@@ -90,6 +107,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let churn_seconds = (30.0 * args.scale).max(2.0);
     let churn_rate = 200.0;
     let queue_items = scaled(200_000.0);
+    let greetings = scaled(1_000.0);
     let runs = args.runs.max(1);
     std::fs::create_dir_all(&args.out)?;
 
@@ -105,6 +123,41 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut samples = Samples::default();
 
     let wanted = |w: &str| args.workloads.iter().any(|x| x == w);
+    // Checked before any workload runs, as the operators are built apart
+    // from the other programs.
+    let operators = if wanted("operator") {
+        if !(args.operator_qps.is_finite() && args.operator_qps > 0.0) {
+            return Err("--operator-qps must be a positive number".into());
+        }
+        let given = |peer, path: &Option<PathBuf>, flag: &str, how: &str| {
+            let path = path.as_deref().ok_or_else(|| format!("the operator workload needs {flag}"))?;
+            let p = Program::new(peer, path);
+            p.check_built(how)?;
+            Ok::<_, Box<dyn std::error::Error>>(p)
+        };
+        vec![
+            given(
+                Peer::Ours,
+                &args.ours_operator,
+                "--ours-operator",
+                "`make peers-build` builds it: cargo build -p k8s-client-examples --example greeting_operator",
+            )?,
+            given(
+                Peer::ClientGo,
+                &args.controller_runtime,
+                "--controller-runtime",
+                "`make peers-build` builds it: go build in bench/peers/controller-runtime",
+            )?,
+            given(
+                Peer::KubeRs,
+                &args.kube_rs_operator,
+                "--kube-rs-operator",
+                "`make peers-build` builds it: cargo build in bench/peers/kube-rs",
+            )?,
+        ]
+    } else {
+        Vec::new()
+    };
     if wanted("decode") {
         eprintln!("bench-peers: decode ({decode_pods} pods, {runs} runs)");
         let decode_args = ["decode", "--file", path_str(&decode_file)?, "--rounds", "5"];
@@ -130,10 +183,10 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
-    // Only the informer workloads need the apiserver and its pods (about
-    // two minutes to start and fill).
+    // Only the informer and operator workloads need the apiserver, and only
+    // the informer ones its pods (about two minutes to start and fill).
     let mut apiserver = String::from("not started");
-    if wanted("sync") || wanted("churn") {
+    if wanted("sync") || wanted("churn") || wanted("operator") {
         let env = match &args.kubeconfig {
             Some(kubeconfig) => TestEnv::attach(kubeconfig),
             None => {
@@ -144,8 +197,13 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         let kubeconfig = env.kubeconfig_path();
         let kc = path_str(&kubeconfig)?.to_owned();
         apiserver = env.version().to_owned();
-        let clientset = Clientset::new(admin_client(&kubeconfig)?);
-        let pods = cluster::populate(&clientset, &list, total_pods, 10).await?;
+        let admin = admin_client(&kubeconfig)?;
+        let clientset = Clientset::new(admin.clone());
+        let pods = if wanted("sync") || wanted("churn") {
+            cluster::populate(&clientset, &list, total_pods, 10).await?
+        } else {
+            Vec::new()
+        };
         let expect = pods.len().to_string();
 
         if wanted("sync") {
@@ -224,6 +282,34 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
         }
+
+        if wanted("operator") {
+            eprintln!(
+                "bench-peers: operator ({greetings} Greetings of {} ConfigMaps, --qps {}, {runs} runs)",
+                operator::REPLICAS,
+                args.operator_qps
+            );
+            let tag = format!("{:x}", k8s_client_bench::unix_nanos() / 1_000_000_000 % 0x100_0000);
+            let warm_up = operator::create_namespace(&clientset, &format!("op-warm-up-{tag}")).await?;
+            operator::install_crd(&admin, &warm_up).await?;
+            let workload = operator::Workload {
+                client: &admin,
+                kubeconfig: &kubeconfig,
+                greetings,
+                qps: args.operator_qps,
+                logs: &args.out,
+                tag,
+            };
+            for run in 0..runs {
+                for p in &operators {
+                    let f = workload.run(&clientset, p, run).await?;
+                    samples.add("operator", "time to all Ready, s", p.peer, f.ready_s);
+                    samples.add("operator", "peak RSS, MiB", p.peer, f.peak_rss_kib / 1024.0);
+                    samples.add("operator", "CPU, s", p.peer, f.cpu_s);
+                    samples.add("operator", "API requests", p.peer, f.requests);
+                }
+            }
+        }
         drop(env);
     }
 
@@ -244,16 +330,19 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         eprintln!("bench-peers: build ({} profile, {runs} runs)", args.build_profile);
         let builds = programs::MinimalBuilds::new(&args.out, &args.build_profile, args.clean_builds);
         for _ in 0..runs {
-            for peer in [Peer::Ours, Peer::KubeRs] {
-                let (seconds, bytes) = builds.build(peer)?;
-                let what = if args.clean_builds { "clean build" } else { "build" };
-                samples.add("build of a minimal pod informer", &format!("{what}, s"), peer, seconds);
-                samples.add("build of a minimal pod informer", "binary size, MB", peer, bytes / 1e6);
+            for program in [programs::Minimal::Informer, programs::Minimal::List] {
+                for peer in [Peer::Ours, Peer::KubeRs] {
+                    let (seconds, bytes) = builds.build(peer, program)?;
+                    let what = if args.clean_builds { "clean build" } else { "build" };
+                    samples.add(program.workload(), &format!("{what}, s"), peer, seconds);
+                    samples.add(program.workload(), "binary size, MB", peer, bytes / 1e6);
+                }
             }
         }
     }
 
-    let run_info = report::RunInfo::collect(args.scale, runs, apiserver, total_pods, decode_pods);
+    let pods = if wanted("sync") || wanted("churn") { total_pods } else { 0 };
+    let run_info = report::RunInfo::collect(args.scale, runs, apiserver, pods, decode_pods, greetings);
     let table = report::Table::new(&samples);
     println!("{}", table.render(&run_info));
     let json = args.out.join("peers.json");

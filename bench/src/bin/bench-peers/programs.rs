@@ -62,6 +62,18 @@ impl Program {
         Program { peer, path: path.to_owned() }
     }
 
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Fails unless the program is there, saying how to build it.
+    pub fn check_built(&self, how: &str) -> Result<(), Failure> {
+        if self.path.is_file() {
+            return Ok(());
+        }
+        Err(format!("{}: no program at {} ({how})", self.peer.name(), self.path.display()).into())
+    }
+
     /// Runs the program to its end and reads its figures.
     pub fn run(&self, args: &[&str]) -> Result<Figures, Failure> {
         let out = Command::new(&self.path)
@@ -160,7 +172,26 @@ pub fn write_pod_list(list: &PodList, pods: usize, to: &Path) -> Result<(), Fail
     Ok(())
 }
 
-/// The build workload: a minimal pod-informer program per Rust stack
+/// A program of the build workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Minimal {
+    /// A pod informer synced once.
+    Informer,
+    /// One list of pods: the client alone.
+    List,
+}
+
+impl Minimal {
+    /// The row of its figures.
+    pub fn workload(self) -> &'static str {
+        match self {
+            Minimal::Informer => "build of a minimal pod informer",
+            Minimal::List => "build of a client-only program (list pods)",
+        }
+    }
+}
+
+/// The build workload: minimal programs per Rust stack
 /// (`bench/peers/build/`), each its own workspace with its own target
 /// directory under `out`.
 pub struct MinimalBuilds {
@@ -174,12 +205,14 @@ impl MinimalBuilds {
         MinimalBuilds { out: out.to_owned(), profile: profile.to_owned(), clean }
     }
 
-    /// Builds `peer`'s program: (seconds, binary bytes).
-    pub fn build(&self, peer: Peer) -> Result<(f64, f64), Failure> {
-        let (dir, bin) = match peer {
-            Peer::Ours => ("k8s-client", "minimal-k8s-client"),
-            Peer::KubeRs => ("kube-rs", "minimal-kube-rs"),
-            Peer::ClientGo => return Err("the build workload compares the Rust stacks".into()),
+    /// Builds `peer`'s `program`: (seconds, binary bytes).
+    pub fn build(&self, peer: Peer, program: Minimal) -> Result<(f64, f64), Failure> {
+        let (dir, bin) = match (peer, program) {
+            (Peer::Ours, Minimal::Informer) => ("k8s-client", "minimal-k8s-client"),
+            (Peer::KubeRs, Minimal::Informer) => ("kube-rs", "minimal-kube-rs"),
+            (Peer::Ours, Minimal::List) => ("k8s-client-list", "list-k8s-client"),
+            (Peer::KubeRs, Minimal::List) => ("kube-rs-list", "list-kube-rs"),
+            (Peer::ClientGo, _) => return Err("the build workload compares the Rust stacks".into()),
         };
         let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/build").join(dir);
         if peer == Peer::Ours {

@@ -49,7 +49,7 @@ pub(super) async fn catch<F: Future>(name: &str, on_panic: OnPanic, work: F) -> 
 }
 
 /// The text a panic was raised with.
-pub(super) fn panic_message(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
         (Some(s), _) => (*s).to_owned(),
         (None, Some(s)) => s.clone(),

@@ -1,21 +1,13 @@
-//! Field sets as structured-merge-diff builds them from an object under its
-//! schema, compares two objects by, and writes as `FieldsV1`.
+//! Field sets ([`FieldSet`], the one model `apply::extract` reads too) as
+//! structured-merge-diff builds them from an object under its schema, and
+//! compares two objects by.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+pub(super) use crate::apply::fields_v1::FieldSet;
 use crate::apply::{ListType, Merge};
-
-/// A set of field paths as a tree of `FieldsV1` steps (`f:name`,
-/// `k:{"name":"app"}`, `v:"value"`): whether each node is itself a member.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(super) struct FieldSet {
-    /// The path to this node is in the set (`"."`, or a leaf `{}`).
-    pub(super) member: bool,
-    /// The steps below, by their `FieldsV1` text (sorted as JSON writes them).
-    pub(super) children: BTreeMap<String, FieldSet>,
-}
 
 /// What changed between two objects: structured-merge-diff's `Comparison`.
 #[derive(Debug, Default)]
@@ -23,122 +15,6 @@ pub(super) struct Comparison {
     pub(super) added: FieldSet,
     pub(super) modified: FieldSet,
     pub(super) removed: FieldSet,
-}
-
-impl FieldSet {
-    /// Reads a `fieldsV1` object; an error names the path.
-    pub(super) fn parse(value: &Value) -> Result<Self, String> {
-        Self::parse_at(value, "")
-    }
-
-    fn parse_at(value: &Value, path: &str) -> Result<Self, String> {
-        let Value::Object(entries) = value else { return Err(format!("fieldsV1 at {path:?} is not an object")) };
-        let mut set = FieldSet { member: entries.is_empty(), children: BTreeMap::new() };
-        for (step, below) in entries {
-            if step == "." {
-                set.member = true;
-            } else {
-                set.children.insert(step.clone(), Self::parse_at(below, &format!("{path}.{step}"))?);
-            }
-        }
-        Ok(set)
-    }
-
-    /// The set as the apiserver writes `fieldsV1`.
-    pub(super) fn to_value(&self) -> Value {
-        let mut out = Map::new();
-        if self.member && !self.children.is_empty() {
-            out.insert(".".into(), Value::Object(Map::new()));
-        }
-        for (step, below) in &self.children {
-            out.insert(step.clone(), below.to_value());
-        }
-        Value::Object(out)
-    }
-
-    /// No path is a member.
-    pub(super) fn is_empty(&self) -> bool {
-        !self.member && self.children.values().all(FieldSet::is_empty)
-    }
-
-    /// The node at `step` below this one, made if missing.
-    pub(super) fn child(&mut self, step: String) -> &mut FieldSet {
-        self.children.entry(step).or_default()
-    }
-
-    /// Makes `path` a member.
-    pub(super) fn insert(&mut self, path: &[String]) {
-        match path.split_first() {
-            None => self.member = true,
-            Some((step, rest)) => self.child(step.clone()).insert(rest),
-        }
-    }
-
-    /// Whether `path` or a path below it is a member.
-    pub(super) fn has_at_or_below(&self, path: &[String]) -> bool {
-        match path.split_first() {
-            None => !self.is_empty(),
-            Some((step, rest)) => self.children.get(step).is_some_and(|c| c.has_at_or_below(rest)),
-        }
-    }
-
-    /// Drops the steps with no member at or below them (an empty list
-    /// owns nothing).
-    fn prune(&mut self) {
-        self.children.retain(|_, below| {
-            below.prune();
-            !below.is_empty()
-        });
-    }
-
-    /// Adds the members of `other`.
-    pub(super) fn union(&mut self, other: &FieldSet) {
-        self.member |= other.member;
-        for (step, below) in &other.children {
-            self.child(step.clone()).union(below);
-        }
-    }
-
-    /// The members of `self` that `keep` says of `other`'s membership.
-    fn filter(&self, other: Option<&FieldSet>, keep: fn(bool) -> bool) -> FieldSet {
-        let mut out =
-            FieldSet { member: self.member && keep(other.is_some_and(|o| o.member)), children: BTreeMap::new() };
-        for (step, below) in &self.children {
-            let filtered = below.filter(other.and_then(|o| o.children.get(step)), keep);
-            if !filtered.is_empty() {
-                out.children.insert(step.clone(), filtered);
-            }
-        }
-        out
-    }
-
-    /// The members of `self` not in `other`.
-    pub(super) fn difference(&self, other: &FieldSet) -> FieldSet {
-        self.filter(Some(other), |theirs| !theirs)
-    }
-
-    /// The members of both.
-    pub(super) fn intersection(&self, other: &FieldSet) -> FieldSet {
-        self.filter(Some(other), |theirs| theirs)
-    }
-
-    /// Every member's path, in order.
-    pub(super) fn members(&self) -> Vec<Vec<String>> {
-        let mut out = Vec::new();
-        self.collect(&mut Vec::new(), &mut out);
-        out
-    }
-
-    fn collect(&self, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
-        if self.member {
-            out.push(path.clone());
-        }
-        for (step, below) in &self.children {
-            path.push(step.clone());
-            below.collect(path, out);
-            path.pop();
-        }
-    }
 }
 
 /// `path` as the apiserver writes a conflict's field:

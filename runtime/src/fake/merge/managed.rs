@@ -80,7 +80,8 @@ impl Managers {
             let text = |name: &str| entry.get(name).and_then(Value::as_str).unwrap_or("").to_owned();
             let set = match entry.get("fieldsV1") {
                 None | Some(Value::Null) => FieldSet::default(),
-                Some(v) => FieldSet::parse(v).map_err(|e| format!("metadata.managedFields[{index}]: {e}"))?,
+                Some(v) => FieldSet::parse(v)
+                    .map_err(|(at, why)| format!("metadata.managedFields[{index}].fieldsV1 at {at}: {why}"))?,
             };
             let subresource = text("subresource");
             let identity = Identity::new(&text("manager"), &text("operation"), Some(&subresource), &text("apiVersion"));

@@ -59,8 +59,6 @@ const STREAM_BUFFER: usize = 64 * 1024;
 /// Kinds with a `portforward` subresource (pods).
 pub trait HasPortForward: ClientObject {}
 
-impl HasPortForward for crate::dynamic::DynamicObject {}
-
 /// One forwarded connection to a port of the pod: write to send to it,
 /// read what it answers. Dropping or shutting it down ends the connection.
 #[derive(Debug)]

@@ -52,9 +52,6 @@ pub trait HasExec: ClientObject {}
 /// Kinds with an `attach` subresource (pods).
 pub trait HasAttach: ClientObject {}
 
-impl HasExec for crate::dynamic::DynamicObject {}
-impl HasAttach for crate::dynamic::DynamicObject {}
-
 /// The process's standard input: write to it, drop it (or shut it down)
 /// to close stdin.
 #[derive(Debug)]

@@ -32,8 +32,10 @@ pub mod apimachinery;
 pub mod fancy_stuff;
 pub mod net;
 pub mod clientset;
-pub mod informers;
-pub mod listers;
 pub mod prelude;
+#[cfg(feature = "informers")]
+pub mod informers;
+#[cfg(feature = "informers")]
+pub mod listers;
 #[cfg(feature = "scheme")]
 pub mod scheme;

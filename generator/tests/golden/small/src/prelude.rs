@@ -10,6 +10,7 @@ pub use ::k8s_client_runtime::{LeanString, Map, ThinVec, thin_vec};
 pub use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 pub use crate::apimachinery::pkg::apis::meta::v1::Time;
 pub use crate::apimachinery::pkg::util::intstr::IntOrString;
+#[cfg(feature = "informers")]
 pub use crate::informers::InformerGroups as _;
 #[cfg(feature = "fancy")]
 pub use crate::clientset::fancy_stuff_example_io_v1beta1::ThingClientExt as _;

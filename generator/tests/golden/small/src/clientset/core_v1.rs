@@ -41,5 +41,6 @@ impl ::k8s_client_runtime::rest::verbs::List for crate::api::core::v1::Widget {}
 impl ::k8s_client_runtime::rest::verbs::Watch for crate::api::core::v1::Widget {}
 impl ::k8s_client_runtime::rest::verbs::Create for crate::api::core::v1::Widget {}
 impl ::k8s_client_runtime::rest::HasStatus for crate::api::core::v1::Widget {}
+#[cfg(feature = "ws")]
 impl ::k8s_client_runtime::rest::HasExec for crate::api::core::v1::Widget {}
 impl ::k8s_client_runtime::rest::HasProxy for crate::api::core::v1::Widget {}

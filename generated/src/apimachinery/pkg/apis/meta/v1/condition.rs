@@ -342,3 +342,23 @@ impl ::k8s_client_runtime::apply::MergeFields for ConditionApply {
         &[]
     }
 }
+impl ::k8s_client_runtime::object::StatusCondition for Condition {
+    fn condition_type(&self) -> &str {
+        &self.type_
+    }
+    fn status(&self) -> &str {
+        &self.status
+    }
+    fn last_transition_time(
+        &self,
+    ) -> ::std::option::Option<::k8s_client_runtime::codec::Timestamp> {
+        let t = self.last_transition_time.timestamp();
+        (t != ::k8s_client_runtime::codec::zero_time()).then_some(t)
+    }
+    fn set_last_transition_time(
+        &mut self,
+        time: ::k8s_client_runtime::codec::Timestamp,
+    ) {
+        self.last_transition_time = time.into();
+    }
+}

@@ -939,4 +939,31 @@ impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn clear_managed_fields(&mut self) {
         self.managed_fields = ::std::option::Option::None;
     }
+    fn owner_references(
+        &self,
+    ) -> ::std::borrow::Cow<'_, [::k8s_client_runtime::object::OwnerReference]> {
+        ::std::borrow::Cow::Owned(
+            self
+                .owner_references
+                .iter()
+                .flatten()
+                .map(::std::convert::Into::into)
+                .collect(),
+        )
+    }
+    fn set_owner_references(
+        &mut self,
+        references: ::std::vec::Vec<::k8s_client_runtime::object::OwnerReference>,
+    ) {
+        self.owner_references = (!references.is_empty())
+            .then(|| {
+                references
+                    .into_iter()
+                    .map(crate::apimachinery::pkg::apis::meta::v1::OwnerReference::from)
+                    .collect()
+            });
+    }
+    fn finalizers(&self) -> ::std::vec::Vec<&str> {
+        self.finalizers.iter().flatten().map(|f| f.as_str()).collect()
+    }
 }

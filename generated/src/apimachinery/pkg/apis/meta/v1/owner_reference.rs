@@ -339,3 +339,43 @@ impl ::k8s_client_runtime::apply::MergeFields for OwnerReferenceApply {
         &[]
     }
 }
+impl ::std::convert::From<::k8s_client_runtime::object::OwnerReference>
+for OwnerReference {
+    fn from(r: ::k8s_client_runtime::object::OwnerReference) -> Self {
+        OwnerReference {
+            api_version: r.api_version,
+            block_owner_deletion: r.block_owner_deletion,
+            controller: r.controller,
+            kind: r.kind,
+            name: r.name,
+            uid: r.uid,
+        }
+    }
+}
+impl ::std::convert::From<&OwnerReference>
+for ::k8s_client_runtime::object::OwnerReference {
+    fn from(r: &OwnerReference) -> Self {
+        ::k8s_client_runtime::object::OwnerReference {
+            api_version: r.api_version.clone(),
+            kind: r.kind.clone(),
+            name: r.name.clone(),
+            uid: r.uid.clone(),
+            controller: r.controller,
+            block_owner_deletion: r.block_owner_deletion,
+        }
+    }
+}
+#[cfg(feature = "apply")]
+impl ::std::convert::From<::k8s_client_runtime::object::OwnerReference>
+for OwnerReferenceApply {
+    fn from(r: ::k8s_client_runtime::object::OwnerReference) -> Self {
+        OwnerReferenceApply {
+            api_version: ::std::option::Option::Some(r.api_version),
+            block_owner_deletion: r.block_owner_deletion,
+            controller: r.controller,
+            kind: ::std::option::Option::Some(r.kind),
+            name: ::std::option::Option::Some(r.name),
+            uid: ::std::option::Option::Some(r.uid),
+        }
+    }
+}

@@ -490,4 +490,16 @@ impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn clear_managed_fields(&mut self) {
         self.managed_fields = ::std::option::Option::None;
     }
+    fn owner_references(
+        &self,
+    ) -> ::std::borrow::Cow<'_, [::k8s_client_runtime::object::OwnerReference]> {
+        ::std::borrow::Cow::Borrowed(&[])
+    }
+    fn set_owner_references(
+        &mut self,
+        _references: ::std::vec::Vec<::k8s_client_runtime::object::OwnerReference>,
+    ) {}
+    fn finalizers(&self) -> ::std::vec::Vec<&str> {
+        ::std::vec::Vec::new()
+    }
 }

@@ -7,7 +7,7 @@ use crate::dynamic::DynamicObject;
 use crate::object::DynamicResource;
 use crate::rest::{Client, CreateOptions, Error, Patch, PatchOptions, ResourceClient, UpdateOptions};
 
-use super::event::events_resource;
+use super::events_resource;
 
 /// Writes events (client-go's `EventSink`). The broadcaster calls it from
 /// its own task, one event at a time.
