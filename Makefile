@@ -114,7 +114,6 @@ test: testenv-build
 	$(MAKE) check-generated
 	$(MAKE) proto-testdata
 	$(CARGO) test --workspace --all-targets
-	$(CARGO) test -p k8s-client-runtime --features socks5 --test proxy
 	$(MAKE) check-1.34
 	$(MAKE) check-crds
 	$(MAKE) check-readme

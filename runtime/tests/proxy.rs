@@ -335,8 +335,8 @@ async fn environment_socks5h_proxy_is_used() {
     assert_socks5(get(config).await, &log);
 }
 
-/// A GET through the SOCKS5 proxy went through it, with the feature (`make
-/// test` runs this file with `--features socks5` too); without it, it
+/// A GET through the SOCKS5 proxy went through it, with the feature (on in
+/// `cargo test --workspace`, through the integration crate); without it, it
 /// failed saying which feature is missing, and nothing reached the proxy.
 fn assert_socks5(answer: Result<serde_json::Value, String>, log: &Log) {
     if cfg!(feature = "socks5") {
