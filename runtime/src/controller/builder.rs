@@ -9,7 +9,9 @@ use super::handlers::{EnqueueMapped, EnqueueOwner, EnqueuePrimary, OwnerKind};
 use super::metrics::ControllerMetrics;
 use super::workers::{ErrorPolicy, Workers};
 use super::{Action, BoxError, Error, Metrics, Predicate, Request};
-use crate::cache::{HandlerRegistration, SharedIndexInformer, SharedInformerFactory};
+use tokio_util::sync::CancellationToken;
+
+use crate::cache::{HasSynced, HandlerRegistration, wait_for_cache_sync, SharedIndexInformer, SharedInformerFactory};
 use crate::object::{DynamicResource, Object, Resource, Scope};
 use crate::rest::verbs::{List, Watch};
 use crate::workqueue::{MetricsProvider, Queue, RateLimiter, RateLimitingQueue, default_controller_rate_limiter};
@@ -345,21 +347,25 @@ fn resource_name(resource: &DynamicResource) -> String {
     if resource.group.is_empty() { resource.plural.clone() } else { format!("{}.{}", resource.plural, resource.group) }
 }
 
+/// A handler synced once it has seen its informer's initial list; it can
+/// never sync once its informer failed for good.
+impl HasSynced for Registered {
+    fn has_synced(&self) -> bool {
+        self.registration.has_synced()
+    }
+    fn failure(&self) -> Option<String> {
+        (self.informer_failure)()
+    }
+}
+
 /// Waits until every handler has seen its informer's initial list: `true`;
 /// an error when an informer failed for good.
 async fn wait_for_sync(controller: &str, registered: &[Registered]) -> Result<bool, Error> {
-    let mut poll = tokio::time::interval(Duration::from_millis(100));
-    loop {
-        if registered.iter().all(|r| r.registration.has_synced()) {
-            return Ok(true);
-        }
-        if let Some((r, failure)) = registered.iter().find_map(|r| (r.informer_failure)().map(|f| (r, f))) {
-            return Err(Error::CacheFailed {
-                controller: controller.to_owned(),
-                resource: r.resource.clone(),
-                failure,
-            });
-        }
-        poll.tick().await;
+    let synced: Vec<&(dyn HasSynced + Sync)> = registered.iter().map(|r| r as &(dyn HasSynced + Sync)).collect();
+    if wait_for_cache_sync(&CancellationToken::new(), &synced).await {
+        return Ok(true);
     }
+    // Never cancelled: only a failure ends the wait unsynced.
+    let (resource, failure) = registered.iter().find_map(|r| Some((r.resource.clone(), r.failure()?))).unwrap_or_default();
+    Err(Error::CacheFailed { controller: controller.to_owned(), resource, failure })
 }

@@ -49,16 +49,17 @@ where
     let Some(reference) = OwnerReference::controller_of(owner) else {
         return Err(OwnerReferenceError::OwnerNotStored { owner: owner.name().unwrap_or_default().to_owned() });
     };
-    let group_kind = |r: &OwnerReference| (crate::GroupVersion::parse(&r.api_version).group.to_owned(), r.kind.clone());
+    let group = crate::GroupVersion::parse(&reference.api_version).group.to_owned();
+    let same_owner = |r: &OwnerReference| r.refers_to_kind(&group, &reference.kind) && r.name == reference.name;
     let mut references = object.metadata().owner_references().into_owned();
-    let other = |c: &&OwnerReference| group_kind(c) != group_kind(&reference) || c.name != reference.name;
+    let other = |c: &&OwnerReference| !same_owner(c);
     if let Some(controller) = references.iter().find(|r| r.is_controller()).filter(other) {
         return Err(OwnerReferenceError::AlreadyOwned {
             object: object.name().unwrap_or_default().to_owned(),
             controller: controller.clone(),
         });
     }
-    match references.iter_mut().find(|r| group_kind(r) == group_kind(&reference) && r.name == reference.name) {
+    match references.iter_mut().find(|r| same_owner(r)) {
         Some(existing) => *existing = reference,
         None => references.push(reference),
     }
