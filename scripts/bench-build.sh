@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 k8s_openapi_version=${K8S_OPENAPI_VERSION:-0.29}
-k8s_openapi_feature=${K8S_OPENAPI_FEATURE:-v1_35}
+k8s_openapi_feature=${K8S_OPENAPI_FEATURE:-v1_37}
 
 make_pkg() { # name, dependency line
   mkdir -p "$work/$1/src"

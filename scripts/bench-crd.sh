@@ -51,7 +51,7 @@ cp Cargo.lock "$ours/Cargo.lock"
 
 theirs="$work/gateway-kopium"
 mkdir -p "$theirs/src"
-printf '[package]\nname = "gateway-kopium"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\nkube = { version = "5", default-features = false, features = ["derive"] }\nk8s-openapi = { version = "0.29", features = ["v1_35"] }\nserde = { version = "1", features = ["derive"] }\nserde_json = "1"\nschemars = "1"\n\n[workspace]\n' >"$theirs/Cargo.toml"
+printf '[package]\nname = "gateway-kopium"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\nkube = { version = "5", default-features = false, features = ["derive"] }\nk8s-openapi = { version = "0.29", features = ["v1_37"] }\nserde = { version = "1", features = ["derive"] }\nserde_json = "1"\nschemars = "1"\n\n[workspace]\n' >"$theirs/Cargo.toml"
 : >"$theirs/src/lib.rs"
 for file in "$crds"/gateway-api/*.yaml; do
   # Each served version, as this generator does (controller-gen writes a

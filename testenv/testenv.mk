@@ -48,8 +48,17 @@ apiserver-stop:
 apiserver-status: testenv-build
 	@$(TESTENV_BIN) ctl --state-dir $(TESTENV_DIR) status
 
+# `make specs KUBERNETES=v1.36.3` captures another release's inputs into
+# specs/kubernetes/1.36/ with a testenv of that release built on the side
+# (scripts/specs-release.sh); the pinned one stays as it is.
+KUBERNETES ?=
+ifeq ($(KUBERNETES),)
 specs: testenv-build
 	$(TESTENV_BIN) specs $(SPECS_ARGS) --out $(SPECS_OUT)
+else
+specs:
+	GO=$(GO) scripts/specs-release.sh $(KUBERNETES) $(SPECS_ARGS)
+endif
 
 # Reference protobuf (and JSON) bytes of the Go types for the round-trip tests.
 PROTO_TESTDATA_IN ?= ../shared/testdata/kubernetes-1.34

@@ -38,14 +38,13 @@ async fn main() -> Result<(), Report> {
     list.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
     for deployment in list.iter().filter(|d| only.is_none() || d.metadata.name.as_deref() == only.map(String::as_str)) {
         println!("deployment {}", object_key(deployment));
-        let Some(spec) = &deployment.spec else { continue };
-        let selector = spec.selector.to_selector()?;
+        let selector = deployment.spec.selector.to_selector()?;
         let mut sets = replica_sets.namespace(namespace).list(&selector);
         sets.retain(|rs| owned_by(rs.metadata.owner_references.as_deref(), &deployment.metadata.uid));
         sets.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
         for rs in sets {
             println!("  replicaset {}", object_key(&rs));
-            let Some(rs_selector) = rs.spec.as_ref().map(|s| s.selector.to_selector()).transpose()? else { continue };
+            let rs_selector = rs.spec.selector.to_selector()?;
             let mut owned = pods.namespace(namespace).list(&rs_selector);
             owned.retain(|p| owned_by(p.metadata.owner_references.as_deref(), &rs.metadata.uid));
             owned.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));

@@ -40,6 +40,8 @@ pub struct Fetched {
     pub documents: Vec<Document>,
     /// `kubernetes/<major>.<minor>`.
     pub label: String,
+    /// The release `/version` names (`gitVersion`, e.g. `v1.37.2`).
+    pub release: String,
     /// Whether a built-in group is among the documents: then the crate holds
     /// every type itself, else it takes Kubernetes' own from `k8s-client`.
     pub has_builtin_group: bool,
@@ -64,6 +66,8 @@ struct Version {
     major: String,
     #[serde(default)]
     minor: String,
+    #[serde(default, rename = "gitVersion")]
+    git_version: String,
 }
 
 /// Fetches the documents of the groups `source` names.
@@ -133,7 +137,7 @@ async fn fetch_async(source: &Source) -> Result<Fetched> {
                 s.gvk.is_some() && is_builtin_schema(name) && !name.starts_with("io.k8s.apimachinery.")
             })
         });
-    Ok(Fetched { documents, label, has_builtin_group })
+    Ok(Fetched { documents, label, release: version.git_version, has_builtin_group })
 }
 
 /// Why a request failed, with its causes, for an error that names the URL
@@ -223,7 +227,8 @@ mod tests {
 
     #[test]
     fn version_labels_are_numbers() {
-        let v = |major: &str, minor: &str| Version { major: major.into(), minor: minor.into() };
+        let v =
+            |major: &str, minor: &str| Version { major: major.into(), minor: minor.into(), git_version: String::new() };
         assert_eq!(version_label(&v("1", "35+")), Ok("kubernetes/1.35".into()));
         for (major, minor) in [("1\n//", "35"), ("", "35"), ("1", "x"), ("1 */", "35")] {
             let e = version_label(&v(major, minor)).expect_err(major);

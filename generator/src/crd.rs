@@ -17,7 +17,11 @@
 //! A CRD the apiserver would refuse is refused (module `validate`): its names
 //! (group, version, kind, plural, ...) by the apiserver's rules, since
 //! paths, modules and types are made of them, and its schema by the
-//! structural-schema rules the mapping relies on. A CRD without a served
+//! structural-schema rules the mapping relies on. What the apiserver checks
+//! but the code does not depend on is generated anyway, with a warning
+//! among the notes (`warning: <file>: document <n>: <pointer>: ...`): a
+//! storage version count other than one (catalogs publish one version per
+//! file). Conversion settings are not read at all. A CRD without a served
 //! version gets a note saying so.
 
 mod validate;
@@ -43,7 +47,9 @@ pub struct Manifests {
     /// version, in input order (files sorted, documents as written).
     pub documents: Vec<Document>,
     /// One line per thing skipped (a document that is no CRD, a version
-    /// not served), naming file and document, for the user to read.
+    /// not served), naming file and document, for the user to read; and
+    /// warnings, each starting with `warning: `, for what the apiserver
+    /// would refuse but the code does not depend on (the storage version).
     pub notes: Vec<String>,
     /// The names each group's CRDs claimed so far ([`claim_names`]).
     claimed: BTreeMap<(String, &'static str, String), (String, String)>,
@@ -300,6 +306,10 @@ fn read_object(path: &Path, label: &str, index: usize, value: Value, out: &mut M
                 .map_err(|(pointer, message)| err(&pointer, message))?;
         }
     }
+    if let Some((pointer, message)) = validate::storage(&crd) {
+        out.notes
+            .push(format!("warning: {label}: document {index}: {pointer}: {crd_name}: {message}; generated anyway"));
+    }
     if !crd.spec.versions.iter().any(|v| v.served) {
         out.notes
             .push(format!("{label}: document {index}: {crd_name} has no served version: nothing generated for it"));
@@ -404,9 +414,15 @@ fn kind_doc(crd: &Crd, version: &Version, description: Option<&str>) -> String {
         lines.push(d.trim_end().to_owned());
         lines.push(String::new());
     }
-    let storage = spec.versions.iter().find(|v| v.storage).map_or("none", |v| v.name.as_str());
+    // A manifest may mark no version as stored, or several (a warning).
+    let stored: Vec<&str> = spec.versions.iter().filter(|v| v.storage).map(|v| v.name.as_str()).collect();
+    let storage = match stored.as_slice() {
+        [] => String::new(),
+        [one] => format!("; stored as {one}"),
+        several => format!("; stored as one of {}", several.join(", ")),
+    };
     lines.push(format!(
-        "Custom resource `{}` ({}/{}), {}; stored as {storage}.",
+        "Custom resource `{}` ({}/{}), {}{storage}.",
         crd.metadata.name,
         spec.group,
         version.name,

@@ -11,7 +11,11 @@
 //!   gets (names, traits, holding, decode seeds, gates);
 //! - emit: [`emit`] only renders the plan with `quote!`, formatted by
 //!   `prettyplease`.
+//!
+//! From a build script, [`Builder`] turns CRD manifests into a module in
+//! `OUT_DIR` for `include!`; the `k8s-client-gen` binary does the rest.
 
+mod builder;
 pub mod cluster;
 pub mod crd;
 pub mod emit;
@@ -24,6 +28,7 @@ pub mod protobuf;
 pub mod schema;
 pub mod spec;
 
+pub use builder::Builder;
 pub use error::{Error, Result};
 
 use std::path::Path;
@@ -59,11 +64,18 @@ pub struct Generated {
 pub const CLIENT_CRATE: &str = "k8s_client";
 
 /// From a directory of OpenAPI documents: every type generated.
+/// The crate's version is that of the Kubernetes release the directory's
+/// `VERSION` file names (`make specs` writes it: `v1.37.2` gives 0.37.2),
+/// unless `opts.crate_version` sets one.
 pub fn generate_from_dir(specs: &Path, opts: &emit::Options) -> Result<Generated> {
     let docs = spec::load_dir(specs)?;
     let mut api = spec::build(&docs)?;
     api.protobuf = protobuf::load(specs, &api)?;
-    let output = plan_and_emit(&api, opts)?;
+    let mut opts = opts.clone();
+    if opts.crate_version.is_none() {
+        opts.crate_version = release_version(specs)?;
+    }
+    let output = plan_and_emit(&api, &opts)?;
     Ok(Generated { api, output, notes: Vec::new() })
 }
 
@@ -98,10 +110,29 @@ pub fn generate_from_cluster(source: &cluster::Source, mut opts: emit::Options) 
     }
     opts.source_label = fetched.label;
     opts.sources_in_label = true;
+    // Of a built-in group, the crate is numbered after the release serving
+    // it, as one from that release's specs would be.
+    if opts.crate_version.is_none() && fetched.has_builtin_group {
+        opts.crate_version = emit::crate_version_of_release(&fetched.release);
+    }
     let external_crate = (!fetched.has_builtin_group).then(|| CLIENT_CRATE.to_owned());
     let api = spec::build_with(&fetched.documents, &spec::BuildOptions { external_crate })?;
     let output = plan_and_emit(&api, &opts)?;
     Ok(Generated { api, output, notes: Vec::new() })
+}
+
+/// The crate version of the release a specs directory's `VERSION` names;
+/// `None` without that file.
+fn release_version(specs: &Path) -> Result<Option<String>> {
+    let path = specs.join("VERSION");
+    let release = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::Check(format!("reading {}: {e}", path.display()))),
+    };
+    emit::crate_version_of_release(&release).map(Some).ok_or_else(|| {
+        Error::Check(format!("{}: {:?} is not a Kubernetes release such as v1.37.2", path.display(), release.trim()))
+    })
 }
 
 /// The last two stages: the plan, checked (names unique), then the files.

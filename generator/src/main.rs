@@ -66,13 +66,21 @@ struct Output {
     /// --specs, `k8s-crds` for crd, `k8s-cluster` for cluster).
     #[arg(long)]
     crate_name: Option<String>,
-    /// Path of the runtime crate as written into the generated Cargo.toml.
-    #[arg(long, default_value = "../runtime")]
-    runtime_path: String,
-    /// Path of the Kubernetes crate (`k8s-client`) as written into the
-    /// generated Cargo.toml of a custom-resource crate.
-    #[arg(long, default_value = "../generated")]
-    client_path: String,
+    /// Version of the generated crate (default: for --specs, the
+    /// Kubernetes release its VERSION file names, 1.37.2 giving 0.37.2;
+    /// otherwise 0.1.0).
+    #[arg(long)]
+    crate_version: Option<String>,
+    /// Path of the runtime crate, written into the generated Cargo.toml
+    /// beside its version requirement (default: the version alone, as from
+    /// crates.io).
+    #[arg(long)]
+    runtime_path: Option<String>,
+    /// Path of the Kubernetes crate (`k8s-client`), written into the
+    /// generated Cargo.toml of a custom-resource crate beside its version
+    /// requirement (default: the version alone).
+    #[arg(long)]
+    client_path: Option<String>,
     /// Make the crate its own workspace, to build it outside this repository.
     #[arg(long)]
     standalone: bool,
@@ -94,6 +102,7 @@ impl Output {
         let group_names = GroupNames::parse(&self.group_names).map_err(k8s_client_gen::Error::Check)?;
         Ok(Options {
             crate_name: self.crate_name.clone().unwrap_or_else(|| default_name.to_owned()),
+            crate_version: self.crate_version.clone(),
             runtime_path: self.runtime_path.clone(),
             standalone: self.standalone,
             source_label,
@@ -146,7 +155,11 @@ fn run(cli: &Cli) -> k8s_client_gen::Result<String> {
     };
     k8s_client_gen::emit::write(&generated.output, &out)?;
     for note in &generated.notes {
-        eprintln!("note: {note}");
+        if note.starts_with("warning: ") {
+            eprintln!("{note}");
+        } else {
+            eprintln!("note: {note}");
+        }
     }
     Ok(format!(
         "generated {} types, {} resources, {} files into {}",

@@ -220,12 +220,41 @@ fn names_and_versions_the_apiserver_refuses() {
         "  - name: v1\n    served: true\n    storage: true\n{schema}  - name: v1\n    served: true\n    storage: false\n{schema}"
     )));
     assert!(e.contains("/spec/versions/1/name: version \"v1\" is listed twice"), "{e}");
-    let e = crd_error(&spec(&format!("  - name: v1\n    served: true\n    storage: false\n{schema}")));
-    assert!(e.contains("/spec/versions: must have exactly one version marked as storage version"), "{e}");
     let e = crd_error(&with_schema("{type: object}").replace("name: things.example.com", "name: widgets.example.com"));
     assert!(e.contains("/metadata/name: name \"widgets.example.com\" must be spec.names.plural + \".\" + spec.group (\"things.example.com\")"), "{e}");
     let e = crd_error(&with_schema("{type: object}").replace("scope: Namespaced", "scope: Global"));
     assert!(e.contains("/spec/scope: scope \"Global\" must be Namespaced or Cluster"), "{e}");
+}
+
+#[test]
+fn a_storage_version_count_other_than_one_is_a_warning() {
+    // Catalogs publish one version per file; which one is stored does not
+    // change the code: generated, with a warning naming file and pointer.
+    let schema = "    schema:\n      openAPIV3Schema: {type: object}\n";
+    let cases = [
+        (format!("  - name: v1\n    served: true\n    storage: false\n{schema}"), "no version is"),
+        (
+            format!(
+                "  - name: v1\n    served: true\n    storage: true\n{schema}  - name: v2\n    served: true\n    storage: true\n{schema}"
+            ),
+            "2 versions (v1, v2) are",
+        ),
+    ];
+    for (versions, what) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("things.yaml");
+        std::fs::write(&file, spec(&versions)).unwrap();
+        let out = dir.path().join("out");
+        let (ok, stderr) = run(&["crd", "--crds", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert!(ok, "{stderr}");
+        let expected = format!(
+            "warning: {}: document 0: /spec/versions: things.example.com: {what} marked as storage version \
+             (the apiserver requires exactly one); generated anyway",
+            file.display()
+        );
+        assert!(stderr.contains(&expected), "{expected}\n{stderr}");
+        assert!(out.join("src").exists(), "{stderr}");
+    }
 }
 
 #[test]

@@ -23,8 +23,9 @@ fn generated() -> &'static Generated {
     GENERATED.get_or_init(|| {
         let opts = Options {
             crate_name: "crd-fixtures".into(),
-            runtime_path: "../../../../runtime".into(),
-            client_path: "../../../../generated".into(),
+            crate_version: None,
+            runtime_path: Some("../../../../runtime".into()),
+            client_path: Some("../../../../generated".into()),
             group_names: Default::default(),
             standalone: true,
             source_label: "crds".into(),
@@ -99,9 +100,10 @@ fn subresources_and_verbs() {
     assert!(!beta.contains("HasScale"));
     let cargo = kind_file("Cargo.toml");
     assert!(
-        cargo.contains(
-            "k8s-client = { path = \"../../../../generated\", default-features = false, features = [\"autoscaling\"] }"
-        ),
+        cargo.contains(&format!(
+            "k8s-client = {{ version = \"{}\", path = \"../../../../generated\", default-features = false, features = [\"autoscaling\"] }}",
+            env!("CARGO_PKG_VERSION")
+        )),
         "{cargo}"
     );
     // Informers and listers for every served kind.

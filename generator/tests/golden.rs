@@ -13,11 +13,12 @@ fn fixture_output() -> Output {
     let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/small");
     let opts = Options {
         crate_name: "fixture-client".into(),
-        runtime_path: "../../../../runtime".into(),
+        crate_version: None,
+        runtime_path: Some("../../../../runtime".into()),
         standalone: true,
         source_label: k8s_client_gen::source_label(&specs),
         sources_in_label: true,
-        client_path: "../generated".into(),
+        client_path: Some("../generated".into()),
         group_names: Default::default(),
     };
     k8s_client_gen::generate_from_dir(&specs, &opts).expect("fixture generates").output

@@ -1,5 +1,5 @@
 //! The protobuf input: `.proto` files and Go facts mapped onto the IR, on a
-//! small fixture (`tests/fixtures/protobuf`) and on the committed 1.35 specs.
+//! small fixture (`tests/fixtures/protobuf`) and on the committed 1.37 specs.
 
 use std::path::{Path, PathBuf};
 
@@ -203,13 +203,13 @@ fn unreached_type_that_does_not_fit_is_listed() {
     );
 }
 
-/// Every message reached from a built-in kind of the committed 1.35 specs
+/// Every message reached from a built-in kind of the committed 1.37 specs
 /// maps with every field.
 #[test]
-fn kubernetes_1_35_maps_every_reached_type() {
-    let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/kubernetes/1.35");
+fn kubernetes_1_37_maps_every_reached_type() {
+    let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/kubernetes/1.37");
     let api = build(&specs);
-    let encodings = protobuf::load(&specs, &api).unwrap().expect("1.35 has proto/");
+    let encodings = protobuf::load(&specs, &api).unwrap().expect("1.37 has proto/");
     let report = &encodings.report;
     println!(
         "messages mapped: {} ({} reached from kinds), fields mapped: {} ({} reached), specials: {}, \
@@ -250,16 +250,17 @@ fn kubernetes_1_35_maps_every_reached_type() {
 /// them itself: like the JSON codec, which is generic, a type's protobuf
 /// decode and encode are compiled in the crate that uses them, and only
 /// for the types it reaches. (Compiled eagerly, they tripled the release
-/// build of the 1.35 crate with every group on.)
+/// build of the 1.37 crate with every group on.)
 #[test]
 fn codec_methods_are_compiled_where_used() {
     let opts = k8s_client_gen::emit::Options {
         crate_name: "fixture-client".into(),
-        runtime_path: "../runtime".into(),
+        crate_version: None,
+        runtime_path: Some("../runtime".into()),
         standalone: true,
         source_label: "fixture".into(),
         sources_in_label: false,
-        client_path: "../generated".into(),
+        client_path: Some("../generated".into()),
         group_names: Default::default(),
     };
     let output = k8s_client_gen::generate_from_dir(&fixture(), &opts).expect("fixture generates").output;

@@ -175,14 +175,14 @@ fn candidate(namespace: &str, name: &str, resource_version: u64, binary_version:
             labels: Some(Map::from([("app", "aggregated")])),
             ..Default::default()
         },
-        spec: Some(LeaseCandidateSpec {
+        spec: LeaseCandidateSpec {
             lease_name: "controller".into(),
             binary_version: binary_version.into(),
             emulation_version: Some("1.35.0".into()),
             strategy: "OldestEmulationVersion".into(),
             renew_time: Some(MicroTime::new(at(123_456_000))),
             ping_time: None,
-        }),
+        },
     };
     let json = json!({
         "kind": "LeaseCandidate",

@@ -140,14 +140,14 @@ async fn partial_apply_takes_only_its_fields_and_extracts_them_back() {
     let deployments = support::clientset().apps_v1().deployments(&ns);
     let full = web_deployment("web", ns.as_str());
     let created = deployments.apply("web", &full, &ApplyOptions::new("owner")).await.unwrap();
-    assert_eq!(created.spec.as_ref().unwrap().replicas, Some(1));
+    assert_eq!(created.spec.replicas, Some(1));
 
     // The kind itself sends its required selector and template, empty: a
     // conflict with their owner, though the replicas agree. The apply
     // configuration sends the replicas alone, and shares them.
     let whole = Deployment {
         metadata: ObjectMeta { name: Some("web".into()), ..Default::default() },
-        spec: Some(DeploymentSpec { replicas: Some(1), ..Default::default() }),
+        spec: DeploymentSpec { replicas: Some(1), ..Default::default() },
         status: None,
     };
     let err = deployments.apply("web", &whole, &ApplyOptions::new("sharer")).await.unwrap_err();
@@ -158,12 +158,8 @@ async fn partial_apply_takes_only_its_fields_and_extracts_them_back() {
     // Take replicas over (forced: the first manager owns them too).
     let scale = DeploymentApply::new("web", ns.as_str()).with_spec(DeploymentSpecApply::default().with_replicas(4));
     let scaled = deployments.apply("web", &scale, &ApplyOptions::new("scaler").force()).await.unwrap();
-    assert_eq!(scaled.spec.as_ref().unwrap().replicas, Some(4));
-    assert_eq!(
-        scaled.spec.as_ref().unwrap().template.spec.as_ref().unwrap().containers[0].name,
-        "app",
-        "the template stays"
-    );
+    assert_eq!(scaled.spec.replicas, Some(4));
+    assert_eq!(scaled.spec.template.spec.as_ref().unwrap().containers[0].name, "app", "the template stays");
 
     let got = deployments.get("web", &GetOptions::default()).await.unwrap();
     assert_eq!(DeploymentApply::extract(&got, "scaler").unwrap(), scale);
@@ -177,7 +173,7 @@ async fn partial_apply_takes_only_its_fields_and_extracts_them_back() {
     let rescaled =
         DeploymentApply::extract(&got, "scaler").unwrap().with_spec(DeploymentSpecApply::default().with_replicas(2));
     let answer = deployments.apply("web", &rescaled, &ApplyOptions::new("scaler")).await.unwrap();
-    assert_eq!(answer.spec.as_ref().unwrap().replicas, Some(2));
+    assert_eq!(answer.spec.replicas, Some(2));
 }
 
 /// A custom resource's configuration, applied to the object and to its

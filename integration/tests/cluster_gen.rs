@@ -46,8 +46,9 @@ fn manifests(sets: &[PathBuf]) -> Vec<PathBuf> {
 fn options(name: &str) -> Options {
     Options {
         crate_name: name.into(),
-        runtime_path: workspace().join("runtime").display().to_string(),
-        client_path: workspace().join("generated").display().to_string(),
+        crate_version: None,
+        runtime_path: Some(workspace().join("runtime").display().to_string()),
+        client_path: Some(workspace().join("generated").display().to_string()),
         group_names: Default::default(),
         standalone: true,
         source_label: String::new(),
@@ -136,7 +137,7 @@ async fn custom_groups_from_the_cluster_compile_and_equal_the_manifests() {
 async fn built_in_groups_from_the_cluster_equal_the_committed_crate() {
     let opts = || {
         let mut opts = options("k8s-client");
-        opts.runtime_path = "../runtime".into();
+        opts.runtime_path = Some("../runtime".into());
         opts.standalone = false;
         opts
     };
@@ -146,9 +147,15 @@ async fn built_in_groups_from_the_cluster_equal_the_committed_crate() {
         .expect("generation from the cluster");
     // Named as the committed specs are: the files' headers name their source.
     let temp = tempfile::tempdir().unwrap();
-    let specs_path = temp.path().join("kubernetes/1.35");
+    // The pinned release, which the testenv serves: the newest captured.
+    let release = std::fs::read_dir(workspace().join("specs/kubernetes"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .max_by_key(|name| name.split('.').map(|n| n.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>())
+        .expect("a captured release");
+    let specs_path = temp.path().join("kubernetes").join(&release);
     std::fs::create_dir_all(&specs_path).unwrap();
-    let committed_specs = workspace().join("specs/kubernetes/1.35");
+    let committed_specs = workspace().join("specs/kubernetes").join(&release);
     for entry in ["api", "apis", "VERSION"] {
         copy_tree(&committed_specs.join(entry), &specs_path.join(entry));
     }

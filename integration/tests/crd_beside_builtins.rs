@@ -39,7 +39,7 @@ async fn a_custom_group_named_like_a_built_in_one_runs_beside_it() {
 
     let hpa = HorizontalPodAutoscaler {
         metadata: meta("web"),
-        spec: Some(HorizontalPodAutoscalerSpec {
+        spec: HorizontalPodAutoscalerSpec {
             max_replicas: 3,
             scale_target_ref: CrossVersionObjectReference {
                 api_version: Some("apps/v1".into()),
@@ -47,7 +47,7 @@ async fn a_custom_group_named_like_a_built_in_one_runs_beside_it() {
                 name: "web".into(),
             },
             ..Default::default()
-        }),
+        },
         ..Default::default()
     };
     builtin.autoscaling_v1().horizontal_pod_autoscalers(&ns).create(&hpa, &CreateOptions::default()).await.unwrap();
@@ -63,7 +63,7 @@ async fn a_custom_group_named_like_a_built_in_one_runs_beside_it() {
         let hpa = hpas.namespace(&ns).get("web").ok();
         let autoscaler = autoscalers.namespace(&ns).get("web").ok();
         if let (Some(hpa), Some(autoscaler)) = (hpa, autoscaler) {
-            assert_eq!(hpa.spec.as_ref().map(|s| s.max_replicas), Some(3));
+            assert_eq!(hpa.spec.max_replicas, 3);
             assert_eq!(autoscaler.spec.as_ref().and_then(|s| s.min_replicas), Some(2));
             break;
         }

@@ -160,7 +160,7 @@ async fn a_watch_sees_every_change_in_order(client: Client, ns: &str) {
 async fn deployments_apply_patch_and_scale_alike(client: Client, ns: &str) {
     let deployments = Clientset::new(client).apps_v1().deployments(ns);
     let applied = deployments.apply("web", &web(ns), &ApplyOptions::new("shaper")).await.unwrap();
-    assert_eq!(applied.spec.as_ref().and_then(|s| s.replicas), Some(1));
+    assert_eq!(applied.spec.replicas, Some(1));
 
     // Another manager changing a field `shaper` owns conflicts, naming both.
     let err = deployments.apply("web", &replicas(ns, 3), &ApplyOptions::new("scaler")).await.unwrap_err();
@@ -169,7 +169,7 @@ async fn deployments_apply_patch_and_scale_alike(client: Client, ns: &str) {
     assert_eq!(conflicts, [(".spec.replicas".to_owned(), "shaper".to_owned())]);
     // Forced, it takes the field over; `shaper` keeps the rest.
     let forced = deployments.apply("web", &replicas(ns, 3), &ApplyOptions::new("scaler").force()).await.unwrap();
-    assert_eq!(forced.spec.as_ref().and_then(|s| s.replicas), Some(3));
+    assert_eq!(forced.spec.replicas, Some(3));
     let shaper = DeploymentApply::extract(&forced, "shaper").unwrap();
     assert_eq!(shaper.spec.as_ref().and_then(|s| s.replicas), None);
     assert!(shaper.spec.as_ref().and_then(|s| s.template.as_ref()).is_some());
@@ -177,7 +177,7 @@ async fn deployments_apply_patch_and_scale_alike(client: Client, ns: &str) {
     // A strategic merge patch changes one container by its name.
     let image = json!({"spec": {"template": {"spec": {"containers": [{"name": "sidecar", "image": "busybox:2"}]}}}});
     let patched = deployments.patch("web", &Patch::Strategic(image), &PatchOptions::default()).await.unwrap();
-    let containers = &patched.spec.unwrap().template.spec.unwrap().containers;
+    let containers = &patched.spec.template.spec.unwrap().containers;
     let images: Vec<_> = containers.iter().map(|c| (c.name.as_str(), c.image.as_deref().unwrap_or_default())).collect();
     assert_eq!(images, [("app", "nginx:1"), ("sidecar", "busybox:2")]);
 
@@ -197,7 +197,7 @@ async fn deployments_apply_patch_and_scale_alike(client: Client, ns: &str) {
     scale.spec.get_or_insert_default().replicas = Some(5);
     deployments.update_scale("web", &scale, &UpdateOptions::default()).await.unwrap();
     let scaled = deployments.get("web", &GetOptions::default()).await.unwrap();
-    assert_eq!(scaled.spec.and_then(|s| s.replicas), Some(5));
+    assert_eq!(scaled.spec.replicas, Some(5));
 }
 
 /// The fake, with what it cannot learn from requests registered:

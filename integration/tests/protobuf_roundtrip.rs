@@ -110,5 +110,6 @@ fn go_protobuf_round_trips_and_agrees_with_json() {
         absent
     );
     assert!(failed.is_empty(), "protobuf round trip failures ({}):\n{}", failed.len(), failed.join("\n"));
-    assert!(passed.len() >= 91, "too few kinds matched: {}", passed.len());
+    // 86 of the testdata's kinds exist in 1.37 (as in the JSON round trip).
+    assert!(passed.len() >= 86, "too few kinds matched: {}", passed.len());
 }

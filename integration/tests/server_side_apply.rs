@@ -59,11 +59,8 @@ async fn managers_share_a_deployment_field_by_field() {
     deployments.apply("web", &shaped, &ApplyOptions::new("shaper")).await.unwrap();
     // Replicas alone, while `shaper` owns selector and template: no conflict.
     let scaled = deployments.apply("web", &replicas(&namespace, 3), &ApplyOptions::new("scaler")).await.unwrap();
-    assert_eq!(scaled.spec.as_ref().unwrap().replicas, Some(3));
-    assert_eq!(
-        scaled.spec.as_ref().unwrap().template.spec.as_ref().unwrap().containers[0].image.as_deref(),
-        Some("nginx:1")
-    );
+    assert_eq!(scaled.spec.replicas, Some(3));
+    assert_eq!(scaled.spec.template.spec.as_ref().unwrap().containers[0].image.as_deref(), Some("nginx:1"));
 
     // A second container, applied by another manager: the list-map
     // `containers` (keyed by name) is shared element by element.
@@ -74,8 +71,7 @@ async fn managers_share_a_deployment_field_by_field() {
         ),
     );
     let both = deployments.apply("web", &sidecar, &ApplyOptions::new("sidecars")).await.unwrap();
-    let names: Vec<_> =
-        both.spec.unwrap().template.spec.unwrap().containers.iter().map(|c| c.name.to_string()).collect();
+    let names: Vec<_> = both.spec.template.spec.unwrap().containers.iter().map(|c| c.name.to_string()).collect();
     assert_eq!(names, ["app", "sidecar"]);
 
     // Extract gives back exactly what each manager applied.
@@ -90,7 +86,7 @@ async fn managers_share_a_deployment_field_by_field() {
     let template = config.spec.as_mut().unwrap().template.as_mut().unwrap();
     template.spec.as_mut().unwrap().containers.as_mut().unwrap()[0].image = Some("nginx:2".into());
     let changed = deployments.apply("web", &config, &ApplyOptions::new("shaper")).await.unwrap();
-    let spec = changed.spec.unwrap();
+    let spec = changed.spec;
     assert_eq!(spec.replicas, Some(3));
     let images: Vec<_> =
         spec.template.spec.unwrap().containers.iter().map(|c| c.image.as_deref().unwrap_or("").to_owned()).collect();
@@ -117,7 +113,7 @@ async fn a_conflict_names_fields_and_managers_and_extract_follows_ownership() {
     // has them, and has everything else it applied.
     deployments.apply("web", &replicas(&namespace, 5), &ApplyOptions::new("scaler").force()).await.unwrap();
     let current = read(&deployments).await;
-    assert_eq!(current.spec.as_ref().unwrap().replicas, Some(5));
+    assert_eq!(current.spec.replicas, Some(5));
     assert_eq!(json_of(&DeploymentApply::extract(&current, "owner").unwrap()), json_of(&owner));
     // A manager that never applied gets the name and namespace only.
     let nobody = DeploymentApply::extract(&current, "nobody").unwrap();
@@ -158,7 +154,7 @@ async fn what_the_apiserver_defaulted_inside_an_applied_struct_is_not_extracted(
     config.spec.as_mut().unwrap().strategy = Some(Box::new(DeploymentStrategyApply::default()));
     deployments.apply("web", &config, &ApplyOptions::new("shaper")).await.unwrap();
     let current = read(&deployments).await;
-    let strategy = current.spec.as_ref().unwrap().strategy.as_ref().unwrap();
+    let strategy = current.spec.strategy.as_ref().unwrap();
     assert_eq!(strategy.type_.as_deref(), Some("RollingUpdate"), "defaulted");
     assert_eq!(
         json_of(&DeploymentApply::extract(&current, "shaper").unwrap()),

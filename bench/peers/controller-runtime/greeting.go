@@ -4,7 +4,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 // The Go types of examples/crds/greeting.yaml, as controller-gen would
@@ -14,11 +13,14 @@ import (
 // GroupVersion is the API group and version of Greeting.
 var GroupVersion = schema.GroupVersion{Group: "example.com", Version: "v1"}
 
-// SchemeBuilder registers Greeting and GreetingList with a scheme.
-var SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+// SchemeBuilder registers Greeting and GreetingList with a scheme, on
+// apimachinery's builder (controller-runtime's scheme.Builder is deprecated).
+var SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
-func init() {
-	SchemeBuilder.Register(&Greeting{}, &GreetingList{})
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(GroupVersion, &Greeting{}, &GreetingList{})
+	metav1.AddToGroupVersion(scheme, GroupVersion)
+	return nil
 }
 
 // GreetingSpec is the desired state: the message, kept in Replicas ConfigMaps.

@@ -21,11 +21,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(api) = spec::build_with(&manifests.documents, &options) else { return };
     let opts = emit::Options {
         crate_name: "k8s-crds".into(),
-        runtime_path: "../runtime".into(),
+        crate_version: None,
+        runtime_path: Some("../runtime".into()),
         standalone: false,
         source_label: "fuzz.yaml".into(),
         sources_in_label: false,
-        client_path: "../generated".into(),
+        client_path: Some("../generated".into()),
         group_names: GroupNames::default(),
     };
     let Ok(plan) = plan::plan(&api, &opts.group_names) else { return };

@@ -4,7 +4,8 @@
 //! the mapping of [`crate::lower`] assumes. A CRD the apiserver would
 //! refuse is refused here, with the JSON pointer of what is wrong, rather
 //! than turned into a crate that does not compile or that misreads what a
-//! server sends.
+//! server sends. What only decides what a cluster stores (the storage
+//! version, [`storage`]) is a warning: the code does not depend on it.
 
 use std::collections::BTreeSet;
 
@@ -85,10 +86,22 @@ pub(super) fn names(crd: &Crd) -> Result<(), Invalid> {
             return invalid(pointer, format!("version {:?} is listed twice", version.name));
         }
     }
-    if spec.versions.iter().filter(|v| v.storage).count() != 1 {
-        return invalid("/spec/versions", "must have exactly one version marked as storage version");
-    }
     Ok(())
+}
+
+/// What the apiserver checks of a CRD but the generated code does not
+/// depend on: which version it stores. A catalog publishes one version
+/// per file, and a version copied out of a CRD keeps its `storage` flag,
+/// so a file may mark none or several; the code is the same either way.
+/// A warning at the JSON pointer, not an error.
+pub(super) fn storage(crd: &Crd) -> Option<Invalid> {
+    let stored: Vec<&str> = crd.spec.versions.iter().filter(|v| v.storage).map(|v| v.name.as_str()).collect();
+    let message = match stored.as_slice() {
+        [_] => return None,
+        [] => "no version is marked as storage version".to_owned(),
+        several => format!("{} versions ({}) are marked as storage version", several.len(), several.join(", ")),
+    };
+    Some(("/spec/versions".to_owned(), format!("{message} (the apiserver requires exactly one)")))
 }
 
 /// Where a node of the structural part of a schema sits.

@@ -93,8 +93,13 @@ struct CargoToml<'a> {
     /// The TOML strings of the package's name and description.
     crate_name: String,
     description: String,
-    /// The TOML string of the runtime crate's path.
-    runtime_path: String,
+    /// The TOML string of the crate's version.
+    version: String,
+    /// The TOML string of the version requirement on the runtime (and the
+    /// Kubernetes crate).
+    runtime_version: String,
+    /// The TOML string of the runtime crate's path, if one is written.
+    runtime_path: Option<String>,
     standalone: bool,
     features: &'a [Feature],
     /// The runtime's parts the crate builds on, each a feature forwarded.
@@ -104,8 +109,8 @@ struct CargoToml<'a> {
     /// The crate's types have protobuf codecs (the `protobuf` feature).
     protobuf: bool,
     /// The Kubernetes crate, when types are taken from it: package, path
-    /// (a TOML string), features.
-    client: Option<(&'a str, String, &'a [String])>,
+    /// (a TOML string, if one is written), features.
+    client: Option<(&'a str, Option<String>, &'a [String])>,
 }
 
 /// `source` is a [`text::comment`]; the other texts are names.
@@ -141,8 +146,12 @@ pub fn cargo_toml(
     runtime_features: &[RuntimeFeature],
 ) -> Result<String> {
     check_package_name(&opts.crate_name)?;
-    let client =
-        api.external_crate.as_ref().map(|_| (CLIENT_PACKAGE, text::toml_string(&opts.client_path), client_features));
+    let client = api
+        .external_crate
+        .as_ref()
+        .map(|_| (CLIENT_PACKAGE, opts.client_path.as_deref().map(text::toml_string), client_features));
+    let version = opts.crate_version.as_deref().unwrap_or(super::DEFAULT_CRATE_VERSION);
+    check_crate_version(version)?;
     let description =
         format!("Kubernetes API types, typed clients, listers and informers, generated from {}", opts.source_label);
     render(
@@ -152,7 +161,9 @@ pub fn cargo_toml(
             source: text::comment(&opts.source_label),
             crate_name: text::toml_string(&opts.crate_name),
             description: text::toml_string(&description),
-            runtime_path: text::toml_string(&opts.runtime_path),
+            version: text::toml_string(version),
+            runtime_version: text::toml_string(super::RUNTIME_VERSION),
+            runtime_path: opts.runtime_path.as_deref().map(text::toml_string),
             standalone: opts.standalone,
             features,
             runtime_features,
@@ -201,6 +212,23 @@ pub fn check_package_name(name: &str) -> Result<()> {
         Err(Error::Check(format!(
             "crate name {name:?} is not a package name (ASCII letters, digits, `-` and `_`, starting with a letter, at most 64 characters)"
         )))
+    }
+}
+
+/// A crate version is semver: `MAJOR.MINOR.PATCH`, then an optional
+/// pre-release (`-rc.1`) and build (`+k3s1`) of ASCII letters, digits, `.`
+/// and `-`.
+pub fn check_crate_version(version: &str) -> Result<()> {
+    let core_end = version.find(['-', '+']).unwrap_or(version.len());
+    let (core, rest) = version.split_at(core_end);
+    let numbers: Vec<&str> = core.split('.').collect();
+    let valid = numbers.len() == 3
+        && numbers.iter().all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        && rest.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'));
+    if valid {
+        Ok(())
+    } else {
+        Err(Error::Check(format!("crate version {version:?} is not a semver version such as 0.37.2")))
     }
 }
 

@@ -11,6 +11,7 @@ pub mod crate_files;
 mod decode;
 mod encode;
 pub mod informers;
+pub mod inline;
 pub mod listers;
 mod protobuf;
 pub mod scheme;
@@ -35,8 +36,15 @@ use crate::plan::Plan;
 pub struct Options {
     /// Package name of the generated crate.
     pub crate_name: String,
-    /// Dependency path of the runtime crate, written as given into Cargo.toml.
-    pub runtime_path: String,
+    /// Version of the generated crate; `None` takes it from the input (a
+    /// Kubernetes release's specs, [`crate_version_of_release`]) or else
+    /// [`DEFAULT_CRATE_VERSION`].
+    pub crate_version: Option<String>,
+    /// Dependency path of the runtime crate, written as given into
+    /// Cargo.toml beside its version requirement ([`RUNTIME_VERSION`]);
+    /// `None` writes the version alone, as a crate published or used from
+    /// a registry has it.
+    pub runtime_path: Option<String>,
     /// Add an empty `[workspace]` so the crate builds outside any workspace.
     pub standalone: bool,
     /// Names the input in headers (e.g. `kubernetes/1.35`); never absolute.
@@ -45,8 +53,10 @@ pub struct Options {
     /// directory) rather than complete (manifests).
     pub sources_in_label: bool,
     /// Dependency path of the Kubernetes crate (`k8s-client`) that provides
-    /// the types marked external, written as given into Cargo.toml.
-    pub client_path: String,
+    /// the types marked external, written as given into Cargo.toml beside
+    /// its version requirement ([`RUNTIME_VERSION`], the release this
+    /// generator makes that crate for); `None` writes the version alone.
+    pub client_path: Option<String>,
     /// Names given to groups by hand (`--group-name`).
     pub group_names: crate::naming::GroupNames,
 }
@@ -56,6 +66,33 @@ impl Options {
     pub fn source_of(&self, rel: &str) -> String {
         if self.sources_in_label { format!("{}/{rel}", self.source_label) } else { rel.to_owned() }
     }
+}
+
+/// The version requirement a generated crate has on the runtime (and a
+/// custom-resource crate on the Kubernetes crate): this generator's own
+/// version, which the runtime and the committed Kubernetes crate share (they
+/// are released together, numbered after the pinned Kubernetes release:
+/// 0.37.2 for 1.37.2). A caret requirement, so any later 0.37 patch fits.
+pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The version of a crate whose input names no Kubernetes release (CRD
+/// manifests, a cluster).
+pub const DEFAULT_CRATE_VERSION: &str = "0.1.0";
+
+/// The crate version for Kubernetes release `release` as the apiserver
+/// names it (`v1.37.2` → `0.37.2`), as client-go numbers its releases; `None`
+/// for anything else.
+pub fn crate_version_of_release(release: &str) -> Option<String> {
+    let rest = release.trim().strip_prefix("v1.")?;
+    let mut parts = rest.splitn(2, '.');
+    let minor: u32 = parts.next()?.parse().ok()?;
+    // A pre-release or build suffix (`1.37.0-rc.1`, `1.37.2+k3s1`) stays.
+    let patch = parts.next()?;
+    let digits = patch.find(|c: char| !c.is_ascii_digit()).unwrap_or(patch.len());
+    if digits == 0 {
+        return None;
+    }
+    Some(format!("0.{minor}.{patch}"))
 }
 
 /// The package name of the Kubernetes crate custom-resource crates use.

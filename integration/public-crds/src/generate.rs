@@ -46,11 +46,12 @@ pub fn catch_panics() {
 pub fn check_options() -> Options {
     Options {
         crate_name: "check".into(),
-        runtime_path: "../runtime".into(),
+        crate_version: None,
+        runtime_path: Some("../runtime".into()),
         standalone: true,
         source_label: String::new(),
         sources_in_label: false,
-        client_path: "../generated".into(),
+        client_path: Some("../generated".into()),
         group_names: Default::default(),
     }
 }

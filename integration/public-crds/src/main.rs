@@ -216,12 +216,13 @@ fn many_operator_crate(
     let client_path = absolute(&cli.client_path)?;
     let options = k8s_client_gen::emit::Options {
         crate_name: CRATE_NAME.into(),
-        runtime_path: absolute(&cli.runtime_path)?.display().to_string(),
+        crate_version: None,
+        runtime_path: Some(absolute(&cli.runtime_path)?.display().to_string()),
         // A member of the workspace of `<work>/Cargo.toml`.
         standalone: false,
         source_label: String::new(),
         sources_in_label: false,
-        client_path: client_path.display().to_string(),
+        client_path: Some(client_path.display().to_string()),
         group_names: Default::default(),
     };
     let generated = match generate::run(std::slice::from_ref(&input), &options) {

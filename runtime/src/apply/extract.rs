@@ -63,7 +63,10 @@ pub enum ExtractError {
 /// struct) is taken whole; a leaf that is merged part by part (a granular
 /// struct, map or list, such as a `strategy: {}` the manager applied and
 /// the apiserver then defaulted) contributes nothing, as none of its parts
-/// is the manager's.
+/// is the manager's. An owned granular struct, map or list that is empty
+/// in `object` (`annotations: {}`, `finalizers: []`) is extracted present
+/// and empty, as structured-merge-diff does since v6.4 (client-go 1.37);
+/// before, it was left out.
 ///
 /// A manager with no `Apply` entry (it never applied, or others took all
 /// its fields) gives a configuration with only the name and namespace, as
@@ -123,6 +126,13 @@ fn owned_part(value: &Value, set: &FieldSet, merge: Merge) -> Option<Value> {
         // with steps below it, as structured-merge-diff takes an atomic value.
         return Some(value.clone());
     }
+    if is_empty_as(value, merge) {
+        // Owned and empty: structured-merge-diff (since v6.4) gives it back
+        // as it is, so that an applied `annotations: {}` or `finalizers: []`
+        // survives extract-modify-apply instead of being dropped as if the
+        // manager had never set it.
+        return Some(value.clone());
+    }
     if set.is_leaf() {
         // None of a granular value's parts is in the set.
         return None;
@@ -154,6 +164,17 @@ fn owned_part(value: &Value, set: &FieldSet, merge: Merge) -> Option<Value> {
         // A scalar where the schema has a struct, map or list: the value is
         // what there is.
         scalar => Some(scalar.clone()),
+    }
+}
+
+/// Whether `value` is an empty object where `merge` expects a struct or
+/// map, or an empty array where it expects a list. A value of the other
+/// shape does not count: structured-merge-diff extracts nothing from it.
+fn is_empty_as(value: &Value, merge: Merge) -> bool {
+    match (merge, value) {
+        (Merge::Struct(_) | Merge::Map(_) | Merge::Deduced, Value::Object(fields)) => fields.is_empty(),
+        (Merge::List(_), Value::Array(items)) => items.is_empty(),
+        _ => false,
     }
 }
 

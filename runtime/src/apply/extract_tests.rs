@@ -232,6 +232,58 @@ fn a_granular_leaf_gives_nothing_an_atomic_one_is_taken_whole() {
 }
 
 #[test]
+fn an_owned_empty_map_or_list_is_extracted_present_and_empty() {
+    // `mine` applied empty annotations, finalizers, strategy and args and
+    // an empty object in preserved-unknown fields; they are still empty.
+    // Labels it owned a key of are empty now (the key went away since):
+    // structured-merge-diff gives back an empty value it reaches whatever
+    // the set says below it. A non-empty granular leaf and a null still
+    // give nothing, and emptiness the manager does not own is not taken.
+    let object = json!({
+        "metadata": {
+            "name": "x",
+            "annotations": {},
+            "finalizers": [],
+            "labels": {},
+            "managedFields": [
+                entry("mine", "Apply", "", json!({
+                    "f:metadata": {"f:annotations": {}, "f:finalizers": {}, "f:labels": {"f:gone": {}}},
+                    "f:spec": {
+                        "f:strategy": {},
+                        "f:args": {},
+                        "f:ports": {},
+                        "f:template": {},
+                        "f:unknown": {"f:object": {}},
+                    }
+                })),
+                entry("other", "Apply", "", json!({"f:spec": {"f:selector": {}, "f:statuses": {}}})),
+            ]
+        },
+        "spec": {
+            "strategy": {},
+            "args": [],
+            "ports": null,
+            "template": {"spec": {}},
+            "unknown": {"object": {}, "list": []},
+            "selector": {},
+            "statuses": [],
+        }
+    });
+    assert_eq!(
+        extracted(&object, "mine", ""),
+        json!({
+            "metadata": {"name": "x", "annotations": {}, "finalizers": [], "labels": {}},
+            "spec": {"strategy": {}, "args": [], "unknown": {"object": {}}}
+        })
+    );
+    assert_eq!(
+        extracted(&object, "other", ""),
+        json!({"metadata": {"name": "x"}, "spec": {"selector": {}, "statuses": []}}),
+        "atomic values were taken whole, empty or not, already"
+    );
+}
+
+#[test]
 fn list_elements_by_key_value_and_position() {
     let object = json!({
         "metadata": {"name": "x", "managedFields": [entry("mine", "Apply", "", json!({"f:spec": {

@@ -328,7 +328,7 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
 
     /// The queue between the reflector and the cache: a
     /// [`RealFifo`](super::RealFifo), every change in order (the default,
-    /// as client-go 1.35), or a [`DeltaFifo`](super::DeltaFifo).
+    /// as client-go's informers since 1.33), or a [`DeltaFifo`](super::DeltaFifo).
     #[must_use]
     pub fn queue(mut self, kind: QueueKind) -> Self {
         self.queue = kind;
@@ -669,7 +669,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
             None => false,
         });
         let weak = Arc::downgrade(inner);
-        let after_replace = Arc::new(move || {
+        let after_new_version = Arc::new(move || {
             if let Some(inner) = weak.upgrade() {
                 inner.replaced.notify_one();
             }
@@ -677,7 +677,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
         // The queue's transform is the reflector's (ReflectorStore::transform).
         let mut reflector = Reflector::from_arc(Arc::clone(&inner.lw), inner.queue.clone(), options)
             .should_resync(should_resync)
-            .after_replace(after_replace)
+            .after_new_version(after_new_version)
             .resource_version_handle_from(inner.last_rv.clone())
             .counters_from(inner.counters.clone())
             .decode_options(inner.decode);

@@ -102,14 +102,16 @@ struct FifoState<T> {
     populated: bool,
     /// Changes queued by the first relist (and before it) not popped yet.
     initial_population_count: usize,
-    /// Changes ever queued and popped: a relist's resourceVersion is
-    /// reached once every change queued up to it has been popped.
+    /// Changes ever queued and popped: a relist's (or a bookmark's)
+    /// resourceVersion is reached once every change queued up to it has
+    /// been popped.
     queued: u64,
     popped: u64,
-    /// Relists whose changes are not all popped yet: (`queued` after the
-    /// relist, its resourceVersion), oldest first.
+    /// Relists and bookmarks whose changes are not all popped yet:
+    /// (`queued` after it, its resourceVersion), oldest first.
     pending_lists: VecDeque<(u64, Arc<str>)>,
-    /// The newest relist whose changes have all been popped, until taken.
+    /// The newest relist or bookmark whose changes have all been popped,
+    /// until taken.
     reached_list: Option<Arc<str>>,
     closed: bool,
 }
@@ -435,9 +437,20 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
         result.map(Ok)
     }
 
-    /// The resourceVersion of the newest relist whose changes have all been
-    /// popped since the last call, if any: once those are processed, the
-    /// store holds that list.
+    /// A watch bookmark at `resource_version`: reached, as a relist is,
+    /// once every change queued before it has been popped (client-go 1.36
+    /// queues bookmarks in order, so that a store whose selector hides the
+    /// writes still reaches newer versions).
+    pub(crate) fn bookmark(&self, resource_version: &str) {
+        let mut st = self.shared.state.lock();
+        let at = st.queued;
+        st.pending_lists.push_back((at, resource_version.into()));
+        st.note_reached_lists();
+    }
+
+    /// The resourceVersion of the newest relist or bookmark whose changes
+    /// have all been popped since the last call, if any: once those are
+    /// processed, the store is at that version.
     pub(crate) fn take_reached_list(&self) -> Option<Arc<str>> {
         self.shared.state.lock().reached_list.take()
     }

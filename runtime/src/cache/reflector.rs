@@ -18,7 +18,7 @@
 //! together. Use a reflector directly to fill a RealFifo or DeltaFifo you
 //! pop yourself, or a queue of your own that implements [`ReflectorStore`].
 //!
-//! # Protocol (as client-go 1.35)
+//! # Protocol (as client-go 1.37)
 //! - **Watch-list** (default, [`ReflectorOptions::use_watch_list`]): one
 //!   watch with `sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan`
 //!   and bookmarks; the objects streamed before the bookmark annotated
@@ -39,7 +39,10 @@
 //!   once the server said that version is expired or too large.
 //! - **Watch**: from the last synced version with `allowWatchBookmarks` and
 //!   a random `timeoutSeconds` between 5 and 10 minutes so many clients do
-//!   not reconnect in step. Bookmarks only advance the version. A watch
+//!   not reconnect in step. Bookmarks advance the version and go to the
+//!   queue in order with the events ([`ReflectorStore::bookmark`]), so a
+//!   cache reaches their version once the events before them are applied
+//!   (client-go 1.36). A watch
 //!   that ends, or whose connection breaks, is started again at once; one
 //!   refused (connection refused, 429, or another transport failure)
 //!   after a backoff.
@@ -315,7 +318,7 @@ pub struct Reflector<K, Q = DeltaFifo<K>> {
     error_handler: Option<WatchErrorHandler>,
     should_resync: Option<ShouldResync>,
     /// Told after each `replace` (the informer checks its sync state then).
-    after_replace: Option<Arc<dyn Fn() + Send + Sync>>,
+    after_new_version: Option<Arc<dyn Fn() + Send + Sync>>,
     last_sync_rv: ResourceVersionHandle,
     counters: ReflectorCounters,
     /// The server said the last synced version is gone or too large:
@@ -370,7 +373,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
             decode: DecodeOptions::default(),
             error_handler: None,
             should_resync: None,
-            after_replace: None,
+            after_new_version: None,
             last_sync_rv: ResourceVersionHandle::default(),
             counters: ReflectorCounters::default(),
             rv_unavailable: false,
@@ -427,9 +430,11 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
         self
     }
 
+    /// Called after the queue was given a version to reach: a full list's
+    /// or a bookmark's (the informer wakes its loop to see it reached).
     #[must_use]
-    pub(crate) fn after_replace(mut self, hook: Arc<dyn Fn() + Send + Sync>) -> Self {
-        self.after_replace = Some(hook);
+    pub(crate) fn after_new_version(mut self, hook: Arc<dyn Fn() + Send + Sync>) -> Self {
+        self.after_new_version = Some(hook);
         self
     }
 
@@ -544,7 +549,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
         self.last_sync_rv.set(rv);
         self.rv_unavailable = false;
         self.backoff.reset();
-        if let Some(hook) = &self.after_replace {
+        if let Some(hook) = &self.after_new_version {
             hook();
         }
     }
@@ -745,7 +750,17 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
                         self.last_sync_rv.set(obj_rv(&*obj));
                         self.queue.delete(obj);
                     }
-                    WatchEvent::Bookmark(b) => self.last_sync_rv.set(&b.resource_version),
+                    WatchEvent::Bookmark(b) => {
+                        self.last_sync_rv.set(&b.resource_version);
+                        // In order with the events (client-go 1.36): a cache
+                        // whose selector hides every write still moves on.
+                        if !b.resource_version.is_empty() {
+                            self.queue.bookmark(&b.resource_version);
+                            if let Some(hook) = &self.after_new_version {
+                                hook();
+                            }
+                        }
+                    }
                 }
                 State::Watching { stream, started, events: events + 1 }
             }

@@ -62,6 +62,15 @@ pub trait ReflectorStore<T>: Send + Sync {
     /// objects known but missing from it were deleted meanwhile.
     fn replace(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str);
 
+    /// A watch bookmark: the changes given before it are all the changes
+    /// up to `resource_version`. A queue that keeps its reader's
+    /// resourceVersion current reaches it once those changes are applied
+    /// (client-go 1.36's bookmarks in the RealFIFO); others ignore it, as
+    /// by default.
+    fn bookmark(&self, resource_version: &str) {
+        let _ = resource_version;
+    }
+
     /// The periodic resync, asked for every
     /// [`resync_period`](super::ReflectorOptions::resync_period): an
     /// implementation that delivers its known objects again does it here;
@@ -87,6 +96,9 @@ impl<T, Q: ReflectorStore<T> + ?Sized> ReflectorStore<T> for Arc<Q> {
     }
     fn replace(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str) {
         (**self).replace(list, resource_version)
+    }
+    fn bookmark(&self, resource_version: &str) {
+        (**self).bookmark(resource_version)
     }
     fn resync(&self) {
         (**self).resync()
@@ -123,7 +135,8 @@ impl<T: Send + Sync + 'static> ReflectorStore<T> for DeltaFifo<T> {
 }
 
 /// Every call becomes changes queued in order ([`RealFifo`]); a full list
-/// also queues tombstones for the keys it lacks ([`RealFifo::replace`]).
+/// also queues tombstones for the keys it lacks ([`RealFifo::replace`]); a
+/// bookmark's version is reached after the changes queued before it.
 /// Objects arrive transformed, so the queue does not run its transform.
 impl<T: Send + Sync + 'static> ReflectorStore<T> for RealFifo<T> {
     fn key(&self, obj: &T) -> Key {
@@ -143,6 +156,9 @@ impl<T: Send + Sync + 'static> ReflectorStore<T> for RealFifo<T> {
     }
     fn replace(&self, list: Vec<(Key, Arc<T>)>, resource_version: &str) {
         RealFifo::replace_keyed(self, list, resource_version)
+    }
+    fn bookmark(&self, resource_version: &str) {
+        RealFifo::bookmark(self, resource_version)
     }
     fn resync(&self) {
         RealFifo::resync(self)

@@ -11,10 +11,10 @@ use super::Error;
 use super::event::{EventV1, reporting_instance, truncate_note};
 use super::sink::RestEventSink;
 use super::writer::SeriesWriter;
-use crate::dynamic::DynamicObject;
-use crate::object::Object;
 use crate::broadcast::fanout::{Fanout, WatcherHandle, current_runtime};
 use crate::broadcast::{EventSink, EventType, InvolvedObject, unique_event_name};
+use crate::dynamic::DynamicObject;
+use crate::object::Object;
 use crate::rest::Client;
 
 /// Tuning of an [`EventBroadcaster`]; the defaults are client-go's.
@@ -276,7 +276,7 @@ impl EventRecorder {
     /// `reason` (both UpperCamelCase, at most 128 bytes, as the apiserver
     /// requires), `note` saying more to humans.
     pub fn event(&self, regarding: &impl Object, type_: EventType, reason: &str, action: &str, note: &str) {
-        self.record(InvolvedObject::of(regarding), None, type_, reason, action, note.to_owned());
+        self.record(InvolvedObject::of(regarding), None, None, type_, reason, action, note.to_owned());
     }
 
     /// client-go's `Eventf`: [`event`](Self::event) with a `related`
@@ -294,30 +294,57 @@ impl EventRecorder {
         note: fmt::Arguments<'_>,
     ) {
         let related = related.map(InvolvedObject::of);
-        self.record(InvolvedObject::of(regarding), related, type_, reason, action, note.to_string());
+        self.record(InvolvedObject::of(regarding), related, None, type_, reason, action, note.to_string());
     }
 
+    /// client-go's `AnnotatedEventf`: [`eventf`](Self::eventf) with
+    /// `annotations` set on the Event object's metadata (an empty map sets
+    /// none). Meant for a little correlation data for tools, not as a
+    /// channel of structured data: events are best effort, and a repeat
+    /// folded into a series keeps the first occurrence's annotations.
+    #[doc(alias = "AnnotatedEventf")]
+    #[allow(clippy::too_many_arguments)] // client-go's parameters, in its order.
+    pub fn annotated_eventf(
+        &self,
+        regarding: &impl Object,
+        related: Option<&impl Object>,
+        annotations: crate::Map,
+        type_: EventType,
+        reason: &str,
+        action: &str,
+        note: fmt::Arguments<'_>,
+    ) {
+        let related = related.map(InvolvedObject::of);
+        let regarding = InvolvedObject::of(regarding);
+        self.record(regarding, related, Some(annotations), type_, reason, action, note.to_string());
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
         regarding: InvolvedObject,
         related: Option<InvolvedObject>,
+        annotations: Option<crate::Map>,
         type_: EventType,
         reason: &str,
         action: &str,
         note: String,
     ) {
-        let event = make_event(self, regarding, related, type_, reason, action, note, jiff::Timestamp::now());
+        let now = jiff::Timestamp::now();
+        let event = make_event(self, regarding, related, annotations, type_, reason, action, note, now);
         self.broadcaster.shared.fanout.action_or_drop(event, EventV1::describe);
     }
 }
 
 /// client-go's `makeEvent`: a fresh event without series, named after the
-/// regarding object, in its namespace (`default` for cluster-scoped ones).
+/// regarding object, in its namespace (`default` for cluster-scoped ones),
+/// with the annotations of `annotated_eventf`.
 #[allow(clippy::too_many_arguments)]
 fn make_event(
     recorder: &EventRecorder,
     regarding: InvolvedObject,
     related: Option<InvolvedObject>,
+    annotations: Option<crate::Map>,
     type_: EventType,
     reason: &str,
     action: &str,
@@ -339,6 +366,8 @@ fn make_event(
     };
     event.metadata.name = Some(unique_event_name(&regarding.name, now));
     event.metadata.namespace = Some(namespace);
+    // As the core/v1 recorder: an empty map would only write `{}`.
+    event.metadata.annotations = annotations.filter(|a| !a.is_empty());
     event.regarding = regarding;
     event
 }

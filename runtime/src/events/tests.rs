@@ -155,6 +155,52 @@ async fn cluster_scoped_objects_get_events_in_default() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn annotated_events_carry_their_annotations_on_the_event() {
+    let (b, sink, r) = recording(BroadcasterOptions::default());
+    let mut watcher = b.watch();
+    let node = crate::testing::pod("", "node-1", "");
+    let ann = crate::Map::from([("example.com/trace", "t-1")]);
+    r.annotated_eventf(
+        &pod(),
+        Some(&node),
+        ann.clone(),
+        EventType::Warning,
+        "Failed",
+        "Sync",
+        format_args!("try {}", 1),
+    );
+    // The same occurrence with other annotations: as in client-go the
+    // annotations are not part of what makes occurrences the same, so
+    // this only starts the first Event's series.
+    let other = crate::Map::from([("example.com/trace", "t-2")]);
+    r.annotated_eventf(&pod(), Some(&node), other, EventType::Warning, "Failed", "Sync", format_args!("try {}", 2));
+    r.annotated_eventf(&pod(), None::<&Pod>, crate::Map::new(), EventType::Normal, "Empty", "Sync", format_args!(""));
+    r.eventf(&pod(), None::<&Pod>, EventType::Normal, "Plain", "Sync", format_args!(""));
+    b.drain().await;
+
+    let seen = watcher.recv().await.unwrap();
+    assert_eq!(seen.metadata.annotations, Some(ann.clone()), "watchers see the annotations too");
+    let calls = sink.calls();
+    assert_eq!(
+        sink.summary(),
+        [
+            ("create", "Failed".into(), None),
+            ("patch", "Failed".into(), Some(2)),
+            ("create", "Empty".into(), None),
+            ("create", "Plain".into(), None)
+        ]
+    );
+    let first = &calls[0].event;
+    assert_eq!(first.metadata.annotations, Some(ann.clone()));
+    assert_eq!((first.note.as_str(), first.related.as_ref().map(|r| r.name.as_str())), ("try 1", Some("node-1")));
+    assert_eq!(calls[1].event.metadata.annotations, Some(ann), "the series keeps the first occurrence's");
+    assert_eq!(calls[1].patch.as_ref().unwrap().as_object().unwrap().keys().collect::<Vec<_>>(), ["series"]);
+    assert_eq!(calls[2].event.metadata.annotations, None, "an empty map sets none");
+    assert_eq!(calls[3].event.metadata.annotations, None);
+    assert!(calls[3].event.to_object().metadata.annotations.is_none());
+}
+
+#[tokio::test(start_paused = true)]
 async fn repeats_start_a_series_patched_once_then_counted_until_finished() {
     let (b, sink, r) = recording(BroadcasterOptions::default());
     let record = || r.event(&pod(), EventType::Normal, "Synced", "Sync", "synced");

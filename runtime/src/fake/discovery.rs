@@ -18,8 +18,8 @@ pub(crate) fn answer(t: &Tracker, path: &str) -> Option<Value> {
     match segments.as_slice() {
         ["version"] => Some(json!({
             "major": "1",
-            "minor": "35",
-            "gitVersion": "v1.35.0-fake",
+            "minor": "37",
+            "gitVersion": "v1.37.0-fake",
             "gitTreeState": "clean",
             "goVersion": "",
             "compiler": "",

@@ -131,7 +131,7 @@
 //!   custom resources with 415; the fake does not).
 //! - Discovery is legacy discovery (no aggregated `APIGroupDiscoveryList`)
 //!   of the registered resources only, each with every verb; `/version`
-//!   answers `v1.35.0-fake`.
+//!   answers `v1.37.0-fake`.
 //! - No authentication, authorization, rate limiting (the client's limiter
 //!   is off), priority and fairness, protobuf or CBOR.
 

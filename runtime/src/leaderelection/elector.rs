@@ -18,6 +18,12 @@ use super::lock::{LeaderElectionRecord, ResourceLock};
 /// retry periods so that candidates do not hammer the lock in lockstep.
 pub const JITTER_FACTOR: f64 = 1.2;
 
+/// Writes a release tries before giving up when each one conflicts: a
+/// conflict comes from one stray write (a renewal that landed after the
+/// cancel), so a few suffice, and a lock that keeps changing is not ours
+/// to hand back.
+const RELEASE_ATTEMPTS: u32 = 5;
+
 type StartedFn = Arc<dyn Fn(LeadershipToken) -> BoxFuture<'static, ()> + Send + Sync>;
 type StoppedFn = Arc<dyn Fn() + Send + Sync>;
 type NewLeaderFn = Arc<dyn Fn(&str) + Send + Sync>;
@@ -272,7 +278,13 @@ impl<L: ResourceLock> LeaderElector<L> {
         tokio::pin!(cancel);
         if self.acquire(&mut cancel).await {
             let (tx, rx) = watch::channel(false);
-            let work = self.inner.config.callbacks.on_started_leading.as_ref().map(|f| tokio::spawn(f(LeadershipToken { rx })));
+            let work = self
+                .inner
+                .config
+                .callbacks
+                .on_started_leading
+                .as_ref()
+                .map(|f| tokio::spawn(f(LeadershipToken { rx })));
             let end = self.renew(&mut cancel).await;
             tx.send_replace(true);
             if let RenewEnd::Lost = end {
@@ -344,35 +356,71 @@ impl<L: ResourceLock> LeaderElector<L> {
         }
     }
 
-    /// Hands the lease back: empty holder, 1 s duration.
+    /// Hands the lease back: empty holder, 1 s duration. Bounded by the
+    /// renew deadline so that an unreachable apiserver cannot hold up
+    /// shutdown.
     async fn release(&self) -> bool {
         if !self.is_leader() {
             return true;
         }
-        let now = jiff::Timestamp::now();
-        let record = LeaderElectionRecord {
-            holder_identity: String::new(),
-            lease_duration_seconds: 1,
-            acquire_time: Some(now),
-            renew_time: Some(now),
-            leader_transitions: self.inner.state.lock().observed.leader_transitions,
-        };
-        // Bounded so that an unreachable apiserver cannot hold up shutdown.
-        match tokio::time::timeout(self.inner.config.renew_deadline, self.inner.lock.update(&record)).await {
-            Ok(Ok(())) => {
-                self.set_observed(record);
-                self.maybe_report_transition();
-                true
-            }
-            Ok(Err(e)) => {
-                tracing::error!(lock = %self.inner.lock.describe(), error = %crate::ErrorChain(&e), "failed to release lease");
-                false
-            }
+        match tokio::time::timeout(self.inner.config.renew_deadline, self.try_release()).await {
+            Ok(released) => released,
             Err(_) => {
                 tracing::error!(lock = %self.inner.lock.describe(), "timed out releasing lease");
                 false
             }
         }
+    }
+
+    /// Writes the released record over the lock as last seen. A conflict
+    /// usually means a renewal the cancel cut short landed after all and
+    /// moved the resourceVersion on (client-go 1.37's `tryRelease`): read
+    /// the lock again and retry while the lease is still ours, at most
+    /// [`RELEASE_ATTEMPTS`] writes. Unlike client-go, a lease that has
+    /// meanwhile passed to another candidate is left alone rather than
+    /// overwritten: there is nothing of ours to release.
+    async fn try_release(&self) -> bool {
+        let lock = &self.inner.lock;
+        let mut transitions = self.inner.state.lock().observed.leader_transitions;
+        for attempt in 1..=RELEASE_ATTEMPTS {
+            let now = jiff::Timestamp::now();
+            let record = LeaderElectionRecord {
+                holder_identity: String::new(),
+                lease_duration_seconds: 1,
+                acquire_time: Some(now),
+                renew_time: Some(now),
+                leader_transitions: transitions,
+            };
+            let error = match lock.update(&record).await {
+                Ok(()) => {
+                    self.set_observed(record);
+                    self.maybe_report_transition();
+                    return true;
+                }
+                Err(e) => e,
+            };
+            if !error.is_conflict() || attempt == RELEASE_ATTEMPTS {
+                tracing::error!(lock = %lock.describe(), error = %crate::ErrorChain(&error), "failed to release lease");
+                return false;
+            }
+            tracing::debug!(lock = %lock.describe(), attempt, "conflict releasing lease, re-reading lock");
+            let current = match lock.get().await {
+                Ok(current) => current,
+                Err(e) => {
+                    tracing::error!(lock = %lock.describe(), error = %crate::ErrorChain(&e), "error retrieving resource lock");
+                    return false;
+                }
+            };
+            if current.holder_identity != lock.identity() {
+                // Taken over (the leader's work outlived the lease) or
+                // already released: what is there now is what others see.
+                self.set_observed(current);
+                self.maybe_report_transition();
+                return true;
+            }
+            transitions = current.leader_transitions;
+        }
+        false
     }
 
     fn set_observed(&self, record: LeaderElectionRecord) {

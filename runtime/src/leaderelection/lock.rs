@@ -41,14 +41,18 @@ pub struct LeaderElectionRecord {
 /// # Cancel safety
 /// The elector drops these futures at the renew deadline or on cancel;
 /// implementations must tolerate that (a write may or may not have landed;
-/// the next `get` tells).
+/// the next `get` tells). A dropped write that landed leaves the lock's
+/// remembered object behind the stored one, so the next `update` must
+/// fail as a conflict rather than write over it: the elector then reads
+/// again (when renewing, and when releasing the lease on cancel).
 pub trait ResourceLock: Send + Sync + 'static {
     /// The current record; an error that [`Error::is_not_found`] when the
     /// lock object does not exist yet.
     fn get(&self) -> impl Future<Output = Result<LeaderElectionRecord, Error>> + Send;
     /// Creates the lock object holding `record`.
     fn create(&self, record: &LeaderElectionRecord) -> impl Future<Output = Result<(), Error>> + Send;
-    /// Replaces the record of the object last read or written.
+    /// Replaces the record of the object last read or written; an error
+    /// that [`Error::is_conflict`] when the stored object has changed since.
     fn update(&self, record: &LeaderElectionRecord) -> impl Future<Output = Result<(), Error>> + Send;
     /// Who this candidate is; compared with [`LeaderElectionRecord::holder_identity`].
     fn identity(&self) -> &str;
@@ -305,5 +309,42 @@ mod tests {
         assert_eq!(reqs[2].json()["spec"]["leaseTransitions"], 1);
         assert_eq!(reqs[2].json()["spec"]["strategy"], "OldestEmulationVersion", "unknown spec fields are kept");
         assert_eq!(lock.describe(), "kube-system/ctrl");
+    }
+
+    #[tokio::test]
+    async fn lease_lock_update_conflicts_on_a_stale_version_until_read_again() {
+        // The first read is from before a write the lock did not see land
+        // (resourceVersion 4); the apiserver now has 5.
+        let server = TestServer::start(|req, index| {
+            let lease = |rv: &str| {
+                serde_json::json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                    "metadata": {"name": "ctrl", "namespace": "ns", "resourceVersion": rv},
+                    "spec": {"holderIdentity": "me", "leaseDurationSeconds": 15}})
+            };
+            match req.method.as_str() {
+                "GET" => Reply::json(200, lease(if index == 0 { "4" } else { "5" })),
+                _ if req.json()["metadata"]["resourceVersion"] == "5" => {
+                    let mut b = req.json();
+                    b["metadata"]["resourceVersion"] = "6".into();
+                    Reply::json(200, b)
+                }
+                _ => Reply::json(
+                    409,
+                    serde_json::json!({"kind": "Status", "status": "Failure", "reason": "Conflict", "code": 409}),
+                ),
+            }
+        })
+        .await;
+        let lock = LeaseLock::new(server.client(), "ns", "ctrl", "me");
+        let released = LeaderElectionRecord { lease_duration_seconds: 1, ..Default::default() };
+        assert_eq!(lock.get().await.unwrap().holder_identity, "me");
+        let err = lock.update(&released).await.unwrap_err();
+        assert!(err.is_conflict(), "{err:?}");
+        assert_eq!(lock.lease().unwrap().resource_version(), Some("4"), "a refused write changes nothing");
+        assert_eq!(lock.get().await.unwrap().holder_identity, "me");
+        lock.update(&released).await.unwrap();
+        assert_eq!(lock.lease().unwrap().resource_version(), Some("6"));
+        let methods: Vec<_> = server.requests().into_iter().map(|r| r.method).collect();
+        assert_eq!(methods, ["GET", "PUT", "GET", "PUT"]);
     }
 }

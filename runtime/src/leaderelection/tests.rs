@@ -17,6 +17,9 @@ struct Store {
     rv: u64,
     /// Simulates an unreachable apiserver.
     down: bool,
+    /// Updates still to be refused as conflicts, as if another write had
+    /// just landed before each.
+    conflicts: u32,
 }
 
 /// One candidate's view of a shared store, with client-go's optimistic
@@ -71,6 +74,10 @@ impl ResourceLock for MemLock {
     async fn update(&self, record: &LeaderElectionRecord) -> Result<(), Error> {
         let mut s = self.reach()?;
         let seen = self.seen_rv.lock().ok_or(Error::LockNotInitialized)?;
+        if s.conflicts > 0 {
+            s.conflicts -= 1;
+            return Err(api_error("Conflict", 409));
+        }
         if seen != s.rv {
             return Err(api_error("Conflict", 409));
         }
@@ -138,7 +145,7 @@ fn started(store: &Arc<Mutex<Store>>, id: &str, release_on_cancel: bool) -> (Lea
 
 /// A store holding `record` at resourceVersion `rv`.
 fn store_with(record: Option<LeaderElectionRecord>, rv: u64) -> Arc<Mutex<Store>> {
-    Arc::new(Mutex::new(Store { record, rv, down: false }))
+    Arc::new(Mutex::new(Store { record, rv, ..Default::default() }))
 }
 
 /// Candidate `id` alone on an empty store, started at `t0` (now).
@@ -302,6 +309,71 @@ async fn release_on_cancel_hands_over_at_once() {
     assert_eq!(record(&store).holder_identity, "");
 }
 
+/// Rewrites the stored record behind the candidates' backs with `change`,
+/// as another write would, moving the resourceVersion on.
+fn write_behind(store: &Arc<Mutex<Store>>, change: impl FnOnce(&mut LeaderElectionRecord)) {
+    let mut s = store.lock();
+    let mut record = s.record.clone().unwrap_or_default();
+    change(&mut record);
+    s.record = Some(record);
+    s.rv += 1;
+}
+
+#[tokio::test(start_paused = true)]
+async fn release_retries_when_a_cancelled_renewal_landed_after_all() {
+    let (t0, store, a, log, run) = alone("a", true);
+    at(t0, 1.0).await;
+    assert!(a.is_leader());
+    // A renewal cut short by the cancel that reached the apiserver anyway:
+    // same holder, newer resourceVersion than the one the lock saw last.
+    write_behind(&store, |r| r.renew_time = Some(jiff::Timestamp::now()));
+    let bumped = store.lock().rv;
+    run.stop().await;
+    let released = record(&store);
+    assert_eq!((released.holder_identity.as_str(), released.lease_duration_seconds), ("", 1));
+    assert_eq!(store.lock().rv, bumped + 1, "one write after the conflict");
+    assert!(!a.is_leader());
+    assert_eq!(entries(&log), ["new:a", "started:a", "new:", "stopped:a"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn release_leaves_a_lease_taken_over_meanwhile_alone() {
+    let (t0, store, a, log, run) = alone("a", true);
+    at(t0, 1.0).await;
+    write_behind(&store, |r| {
+        r.holder_identity = "x".into();
+        r.leader_transitions += 1;
+    });
+    run.stop().await;
+    let stored = record(&store);
+    assert_eq!((stored.holder_identity.as_str(), stored.leader_transitions), ("x", 1), "x's lease stands");
+    assert_eq!(a.get_leader(), "x", "the re-read record is what a observes");
+    assert_eq!(entries(&log), ["new:a", "started:a", "new:x", "stopped:a"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn release_retries_conflicts_a_bounded_number_of_times() {
+    // Four conflicts in a row still end in a release, on the fifth write.
+    let (t0, store, a, _, run) = alone("a", true);
+    at(t0, 1.0).await;
+    store.lock().conflicts = 4;
+    run.stop().await;
+    assert_eq!(record(&store).holder_identity, "");
+    assert!(!a.is_leader());
+
+    // A lock that conflicts every time is given up on after five writes,
+    // long before the renew deadline; the lease then expires.
+    let (t0, store, a, _, run) = alone("a", true);
+    at(t0, 1.0).await;
+    store.lock().conflicts = 100;
+    let stopped_at = Instant::now();
+    run.stop().await;
+    assert_eq!(store.lock().conflicts, 95);
+    assert_eq!(record(&store).holder_identity, "a");
+    assert!(a.is_leader(), "the last observation still names a");
+    assert_eq!(Instant::now(), stopped_at, "no waiting between attempts");
+}
+
 #[tokio::test(start_paused = true)]
 async fn without_release_the_successor_waits_for_expiry() {
     let (t0, store, [(a, _, run_a), (b, _, run_b)]) = a_then_b(false).await;
@@ -406,4 +478,69 @@ async fn release_waits_until_the_leaders_work_has_stopped() {
     assert_eq!(*log.lock(), ["work-done"]);
     assert_eq!(record(&store).holder_identity, "", "released once the work stopped");
     assert!(Instant::now() >= t0 + Duration::from_secs(5));
+}
+
+/// The same race on a real [`LeaseLock`] against the fake apiserver.
+#[cfg(feature = "fake")]
+mod on_the_fake {
+    use super::*;
+    use crate::DynamicResource;
+    use crate::dynamic::DynamicObject;
+    use crate::fake::FakeCluster;
+    use crate::rest::{GetOptions, ResourceClient, UpdateOptions};
+
+    fn leases() -> DynamicResource {
+        DynamicResource {
+            group: "coordination.k8s.io".into(),
+            version: "v1".into(),
+            kind: "Lease".into(),
+            plural: "leases".into(),
+            namespaced: true,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_lease_renewed_behind_the_electors_back_is_still_released() {
+        let fake = FakeCluster::new();
+        // Renewals only every 8 s: none comes between the steps below.
+        let config = LeaderElectionConfig {
+            release_on_cancel: true,
+            retry_period: Duration::from_secs(8),
+            ..Default::default()
+        };
+        let a = LeaderElector::new(config, LeaseLock::new(fake.client(), "ns", "ctrl", "a")).unwrap();
+        let (cancel, cancelled) = oneshot::channel::<()>();
+        let run = tokio::spawn({
+            let a = a.clone();
+            async move {
+                a.run(async move {
+                    let _ = cancelled.await;
+                })
+                .await
+            }
+        });
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while !a.is_leader() {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await
+        .expect("a leads");
+
+        // What a renewal cut short by the cancel writes when it lands anyway.
+        let client = ResourceClient::<DynamicObject>::namespaced_with(fake.client(), "ns", &leases());
+        let mut lease = client.get("ctrl", &GetOptions::default()).await.unwrap();
+        lease.data["spec"]["renewTime"] = "2030-01-01T00:00:00.000000Z".into();
+        client.update(&lease, &UpdateOptions::default()).await.unwrap();
+        fake.clear_actions();
+
+        cancel.send(()).unwrap();
+        run.await.unwrap();
+        let stored = fake.object_dynamic(&leases(), "ns", "ctrl").unwrap();
+        assert_eq!(stored["spec"]["holderIdentity"], "");
+        assert_eq!(stored["spec"]["leaseDurationSeconds"], 1);
+        let verbs: Vec<_> = fake.actions().into_iter().map(|action| action.verb).collect();
+        assert_eq!(verbs, ["update", "get", "update"], "refused on the stale version, read again, released");
+        assert!(!a.is_leader());
+    }
 }

@@ -1,3 +1,5 @@
+//go:build !specsonly
+
 package main
 
 // `kube-testenv node`: a fake node for the test apiserver. It registers the
@@ -36,11 +38,8 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/version"
-	"k8s.io/kubelet/pkg/cri/streaming"
+	"k8s.io/cri-streaming/pkg/streaming"
 )
-
-// nodeName is the one node of a testenv.
-const nodeName = "testenv-node"
 
 type nodeAgent struct {
 	cs      kubernetes.Interface

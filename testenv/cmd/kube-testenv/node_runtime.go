@@ -1,8 +1,10 @@
+//go:build !specsonly
+
 package main
 
 // The fake node's container runtime: every container of a pod bound to the
 // node is a local process group. It implements the upstream streaming
-// server's Runtime interface (k8s.io/kubelet/pkg/cri/streaming), so exec,
+// server's Runtime interface (k8s.io/cri-streaming/pkg/streaming), so exec,
 // attach and port-forward are served by the kubelet's own protocol code.
 
 import (
@@ -23,7 +25,7 @@ import (
 	"github.com/creack/pty"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/remotecommand"
+	"k8s.io/cri-streaming/pkg/streaming/remotecommand"
 	utilexec "k8s.io/utils/exec"
 )
 

@@ -1,3 +1,5 @@
+//go:build !specsonly
+
 package main
 
 import (
@@ -12,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	crilogs "k8s.io/cri-client/pkg/logs"
-	"k8s.io/klog/v2"
 )
 
 func testPod(containers ...corev1.Container) *corev1.Pod {
@@ -25,8 +26,7 @@ func testPod(containers ...corev1.Container) *corev1.Pod {
 func readLogs(t *testing.T, c *containerRun, opts *corev1.PodLogOptions) (stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	logger := klog.Background()
-	if err := crilogs.ReadLogs(context.Background(), &logger, c.logPath, c.id, crilogs.NewLogOptions(opts, time.Now()), containerState{c: c}, &out, &errOut); err != nil {
+	if err := crilogs.ReadLogs(context.Background(), c.logPath, c.id, criLogOptions(opts, time.Now()), containerState{c: c}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
 	return out.String(), errOut.String()

@@ -1,3 +1,5 @@
+//go:build !specsonly
+
 package main
 
 // The fake node's kubelet API: the paths the apiserver calls for pods/exec,
@@ -21,10 +23,9 @@ import (
 	criapi "k8s.io/cri-api/pkg/apis"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 	crilogs "k8s.io/cri-client/pkg/logs"
-	"k8s.io/klog/v2"
-	"k8s.io/kubelet/pkg/cri/streaming"
-	"k8s.io/kubelet/pkg/cri/streaming/portforward"
-	remotecommandserver "k8s.io/kubelet/pkg/cri/streaming/remotecommand"
+	"k8s.io/cri-streaming/pkg/streaming"
+	"k8s.io/cri-streaming/pkg/streaming/portforward"
+	remotecommandserver "k8s.io/cri-streaming/pkg/streaming/remotecommand"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	_ "k8s.io/kubernetes/pkg/apis/core/install" // PodLogOptions query conversions in legacyscheme
 	"k8s.io/kubernetes/pkg/apis/core/v1/validation"
@@ -189,8 +190,7 @@ func (a *nodeAgent) serveContainerLogs(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain")
 	w.Header().Set("Transfer-Encoding", "chunked")
-	logger := klog.FromContext(r.Context())
-	err := crilogs.ReadLogs(r.Context(), &logger, c.logPath, c.id, crilogs.NewLogOptions(opts, time.Now()),
+	err := crilogs.ReadLogs(r.Context(), c.logPath, c.id, criLogOptions(opts, time.Now()),
 		containerState{c: c}, stdout, stderr)
 	if err != nil && r.Context().Err() == nil {
 		fmt.Fprintf(fw, "kube-testenv node: reading logs: %v\n", err)
@@ -212,4 +212,23 @@ func (s containerState) ContainerStatus(context.Context, string, bool) (*runtime
 		state = runtimeapi.ContainerState_CONTAINER_RUNNING
 	}
 	return &runtimeapi.ContainerStatusResponse{Status: &runtimeapi.ContainerStatus{Id: s.c.id, State: state}}, nil
+}
+
+// criLogOptions is the kubelet's conversion of a pod's log options
+// (pkg/kubelet/kuberuntime ReadLogs): since-seconds and since-time both
+// bound the start, the later one wins.
+func criLogOptions(opts *corev1.PodLogOptions, now time.Time) *crilogs.LogOptions {
+	out := &crilogs.LogOptions{
+		TailLines:  opts.TailLines,
+		LimitBytes: opts.LimitBytes,
+		Follow:     opts.Follow,
+		Timestamp:  opts.Timestamps,
+	}
+	if opts.SinceSeconds != nil {
+		out.Since = now.Add(-time.Duration(*opts.SinceSeconds) * time.Second)
+	}
+	if opts.SinceTime != nil && opts.SinceTime.After(out.Since) {
+		out.Since = opts.SinceTime.Time
+	}
+	return out
 }

@@ -1,3 +1,5 @@
+//go:build !specsonly
+
 package main
 
 import (

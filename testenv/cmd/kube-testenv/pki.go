@@ -42,6 +42,8 @@ type pki struct {
 const (
 	adminUser  = "admin"
 	unprivUser = "alice"
+	// nodeName is the one node of a testenv.
+	nodeName = "testenv-node"
 )
 
 // ECDSA P-256 keeps key generation in the millisecond range; RSA-2048 would

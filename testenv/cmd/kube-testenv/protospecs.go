@@ -271,11 +271,14 @@ func fieldFacts(f reflect.StructField, tag string) (goField, error) {
 		t = t.Elem()
 	}
 	field := goField{
-		Number:    number,
-		Name:      name,
-		GoName:    f.Name,
-		JSON:      jsonName,
-		Inline:    strings.Contains(opts, ",inline,"),
+		Number: number,
+		Name:   name,
+		GoName: f.Name,
+		JSON:   jsonName,
+		// Go's encoding/json inlines an embedded struct without a JSON
+		// name whether or not the tag says `,inline` (1.37's types write
+		// `json:""`).
+		Inline:    strings.Contains(opts, ",inline,") || (f.Anonymous && jsonName == "" && t.Kind() == reflect.Struct),
 		OmitEmpty: strings.Contains(opts, ",omitempty,"),
 		OmitZero:  strings.Contains(opts, ",omitzero,"),
 		Pointer:   pointer,

@@ -273,6 +273,10 @@ func (s *supervisor) apiserverArgs() []string {
 		"--etcd-servers=" + fmt.Sprintf("http://127.0.0.1:%d", s.etcdClientPort),
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
+		// Since 1.37 the endpoint reconcilers refuse a loopback address for
+		// the default/kubernetes Endpoints; nothing in a testenv reaches the
+		// apiserver through that Service, so it gets no Endpoints.
+		"--endpoint-reconciler-type=none",
 		"--secure-port=" + strconv.Itoa(s.securePort),
 		"--tls-cert-file=" + p.servingCert,
 		"--tls-private-key-file=" + p.servingKey,

@@ -206,7 +206,7 @@ impl TestEnv {
     pub fn unprivileged_user(&self) -> &str {
         self.field("unprivileged_user")
     }
-    /// The gitVersion the apiserver reports, e.g. `v1.35.8`.
+    /// The gitVersion the apiserver reports, e.g. `v1.37.2`.
     pub fn version(&self) -> &str {
         self.field("version")
     }

@@ -52,12 +52,12 @@ fn field<'a>(body: &'a str, key: &str) -> &'a str {
 fn shared_env_serves_the_real_version_with_rbac() {
     let env = TestEnv::shared();
     eprintln!("testenv ready in {:?} at {}", env.startup_time(), env.server_url());
-    assert!(env.version().starts_with("v1.35."), "version {}", env.version());
+    assert!(env.version().starts_with("v1.37."), "version {}", env.version());
 
     let (status, body) = https(env, "GET", "/version", env.admin_token(), "");
     assert_eq!(status, 200, "{body}");
     assert_eq!(field(&body, "gitVersion"), env.version());
-    assert_eq!(field(&body, "minor"), "35");
+    assert_eq!(field(&body, "minor"), "37");
 
     let ns = env.create_namespace("Shared_Test");
     assert!(ns.starts_with("shared-test-"), "{ns}");

@@ -42,7 +42,7 @@ fn merge_fields(api: &Api, schema: &str) -> Vec<(String, String)> {
 fn kubernetes() -> &'static Api {
     static API: OnceLock<Api> = OnceLock::new();
     API.get_or_init(|| {
-        let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/kubernetes/1.35");
+        let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/kubernetes/1.37");
         crate::spec::build(&crate::spec::load_dir(&specs).expect("spec loads")).expect("spec builds")
     })
 }

@@ -1,5 +1,5 @@
 //! The queue between an informer's reflector and its cache: a
-//! [`RealFifo`] (the default, as client-go 1.35's informers) or a
+//! [`RealFifo`] (the default, as client-go's informers since 1.33) or a
 //! [`DeltaFifo`], chosen with [`QueueKind`].
 
 use std::sync::Arc;
@@ -116,8 +116,8 @@ impl<K: Object + Send + Sync + 'static> InformerQueue<K> {
         Ok(())
     }
 
-    /// The newest relist whose objects have all been popped since the last
-    /// call.
+    /// The newest relist or bookmark whose changes have all been popped
+    /// since the last call.
     pub(super) fn take_reached_list(&self) -> Option<Arc<str>> {
         match self {
             InformerQueue::Real(q) => q.take_reached_list(),
@@ -182,6 +182,12 @@ impl<K: Send + Sync + 'static> ReflectorStore<K> for InformerQueue<K> {
         match self {
             InformerQueue::Real(q) => ReflectorStore::replace(q, list, resource_version),
             InformerQueue::Deltas(q) => ReflectorStore::replace(q, list, resource_version),
+        }
+    }
+    fn bookmark(&self, resource_version: &str) {
+        match self {
+            InformerQueue::Real(q) => ReflectorStore::bookmark(q, resource_version),
+            InformerQueue::Deltas(q) => ReflectorStore::bookmark(q, resource_version),
         }
     }
     fn resync(&self) {

@@ -152,6 +152,34 @@ async fn delivers_on(kind: QueueKind, first: [Ev; 3]) {
     assert!(matches!(inf.add_event_handler(Recorder::default()), Err(Error::Stopped)));
 }
 
+/// client-go 1.36: a bookmark moves the cache's resourceVersion once the
+/// events before it are applied, so a cache whose selector hides every
+/// write (nothing but bookmarks comes) still reaches newer versions; the
+/// DeltaFIFO, whose order is per object, leaves bookmarks out.
+#[tokio::test(start_paused = true)]
+async fn bookmarks_move_the_caches_version_after_the_events_before_them() {
+    use crate::rest::Bookmark;
+    let bookmark = |rv: &str| {
+        Ok(WatchEvent::Bookmark(Bookmark { resource_version: rv.to_owned(), annotations: Default::default() }))
+    };
+    for (kind, want) in [(QueueKind::RealFifo, "30"), (QueueKind::DeltaFifo, "11")] {
+        let lw = Arc::new(Scripted::default());
+        lw.push_list(Ok(page(vec![pod_rv("a", "1")], "10", None)));
+        lw.push_watch(vec![Ok(WatchEvent::Modified(pod_rv("a", "11"))), bookmark("20"), bookmark("30")], true);
+        let inf = SharedIndexInformer::builder(Arc::clone(&lw)).reflector_options(options()).queue(kind).build().unwrap();
+        let cancel = CancellationToken::new();
+        let task = inf.start(cancel.clone());
+        settle().await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert_eq!(inf.last_sync_resource_version(), "30", "{kind:?}");
+        assert_eq!(inf.last_store_sync_resource_version(), want, "{kind:?}");
+        let reached = inf.wait_for_store_resource_version("25", Duration::from_millis(100)).await;
+        assert_eq!(reached.is_ok(), kind == QueueKind::RealFifo, "{kind:?}");
+        cancel.cancel();
+        task.await.unwrap().unwrap();
+    }
+}
+
 /// Blocks in its first call until released.
 struct Gate {
     release: PlMutex<Option<std::sync::mpsc::Receiver<()>>>,
