@@ -50,6 +50,8 @@
 //! | `rest.Config`, `clientcmd` (kubeconfig), `rest.InClusterConfig` | [`Config`], [`config`] |
 //! | rotated certificate and CA files (`transport/cert_rotation.go`, `ClientsAllowCARotation`) | [`config::CertificateFiles`] |
 //! | `rest.RESTClient` | [`rest::Client`] (raw requests: [`rest::Request`]) |
+//! | `rest.WarningHandler`, `NoWarnings`, `NewWarningWriter{Deduplicate}` | [`config::WarningHandler`], [`config::NoWarnings`], [`config::LogWarnings`] (the default, deduplicated), on [`Config::warning_handler`] |
+//! | Go transport's gzip, `Config.DisableCompression` | on by default ([`Config::disable_compression`]); [`rest::Body::wire_bytes`] |
 //! | a typed client (`gentype.Client[T]`), `kubernetes.Clientset` | [`ResourceClient<K>`](rest::ResourceClient); the generated crate's `clientset` |
 //! | `dynamic.Interface`, `unstructured.Unstructured` | [`dynamic::DynamicClient`], [`dynamic::DynamicObject`] |
 //! | `metadata.Interface`, `metav1.PartialObjectMetadata`, `metadatainformer.SharedInformerFactory` | [`metadata::MetadataClient`], [`metadata::PartialObjectMetadata`], [`metadata::MetadataInformerFactory`] |

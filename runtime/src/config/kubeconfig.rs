@@ -69,8 +69,8 @@ pub struct Cluster {
     /// `*_PROXY` environment.
     #[serde(default)]
     pub proxy_url: Option<String>,
-    /// `disable-compression`: read and kept, but has no effect here since this
-    /// client never asks for compressed responses.
+    /// `disable-compression`: do not ask this cluster for gzip-compressed
+    /// responses ([`Config::disable_compression`]).
     #[serde(default)]
     pub disable_compression: Option<bool>,
 }
@@ -632,6 +632,7 @@ impl Config {
         }
         config.tls_server_name = cluster.tls_server_name.filter(|n| !n.is_empty());
         config.insecure_skip_tls_verify = cluster.insecure_skip_tls_verify.unwrap_or(false);
+        config.disable_compression = cluster.disable_compression.unwrap_or(false);
         config.root_ca_pem = match (&cluster.certificate_authority_data, &cluster.certificate_authority) {
             (Some(data), _) if !data.is_empty() => Some(decode_b64(&origin, "certificate-authority-data", data)?),
             (_, Some(path)) => Some(read_file("certificate-authority", path)?),

@@ -55,6 +55,7 @@ clusters:
   cluster:
     server: https://other.example/
     insecure-skip-tls-verify: true
+    disable-compression: true
 users:
 - name: alice
   user: {token: should-not-win}
@@ -114,6 +115,7 @@ fn first_definition_and_first_current_context_win() {
     assert!(files.client_certificate.as_ref().is_some_and(|p| p.ends_with("a/certs/alice.crt")), "{files:?}");
     assert!(files.client_key.as_ref().is_some_and(|p| p.ends_with("a/certs/alice.key")), "{files:?}");
     assert_eq!(one.tls_server_name.as_deref(), Some("kubernetes"));
+    assert!(!one.disable_compression, "compression is on unless a cluster turns it off");
     assert!(matches!(one.auth, Auth::None), "alice from the first file has no token");
 }
 
@@ -124,12 +126,14 @@ fn current_context_namespace_and_overrides() {
     assert_eq!(c.cluster_url.to_string(), "https://other.example/");
     assert_eq!(c.default_namespace, "default");
     assert!(c.insecure_skip_tls_verify);
+    assert!(c.disable_compression, "the cluster's disable-compression");
     assert!(matches!(&c.auth, Auth::Bearer(t) if t.expose() == "bobtokenvalue"));
     assert_eq!(c.impersonate.user.as_deref(), Some("admin"));
     assert_eq!(c.impersonate.groups, vec!["g1"]);
     let o = KubeconfigOptions { namespace: Some("ns2".into()), user: Some("basic".into()), ..Default::default() };
     let c = Config::from_kubeconfig(&kc, &o).unwrap();
     assert_eq!(c.default_namespace, "ns2");
+    assert!(c.disable_compression, "the cluster's, whoever the user");
     assert!(matches!(&c.auth, Auth::Basic { username, .. } if username == "u"));
 }
 

@@ -21,6 +21,7 @@ mod no_proxy;
 mod proxy;
 mod secret;
 mod tls;
+mod warnings;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -39,6 +40,8 @@ pub use proxy::{Proxy, ProxyEnv, ProxyScheme, ProxyUrl};
 pub use secret::Secret;
 pub(crate) use tls::TlsSource;
 pub use tls::{DEFAULT_CERT_RELOAD_INTERVAL, build_tls_config};
+pub(crate) use warnings::parse_warning_header;
+pub use warnings::{LogWarnings, NoWarnings, WarningHandler};
 
 /// Everything that can be wrong with a configuration or credentials.
 ///
@@ -335,6 +338,15 @@ pub struct Config {
     /// The wire format typed requests ask for (default
     /// [`ContentType::Protobuf`] where the kind speaks it).
     pub content_type: ContentType,
+    /// Do not ask for gzip-compressed responses (kubeconfig
+    /// `disable-compression`). Compression is on by default, as in
+    /// client-go: large lists cost a fraction of the bytes on the network
+    /// for a little CPU on both ends; turn it off where the network is
+    /// cheaper than the CPU (a client on the apiserver's host).
+    pub disable_compression: bool,
+    /// What the client does with the apiserver's warnings (default
+    /// [`LogWarnings::deduplicated`]: each distinct one logged once).
+    pub warning_handler: std::sync::Arc<dyn WarningHandler>,
 }
 
 impl fmt::Debug for Config {
@@ -370,7 +382,8 @@ impl fmt::Debug for Config {
             .field("user_agent", &self.user_agent)
             .field("max_watch_event_size", &self.max_watch_event_size)
             .field("content_type", &self.content_type)
-            .finish()
+            .field("disable_compression", &self.disable_compression)
+            .finish_non_exhaustive()
     }
 }
 
@@ -399,6 +412,8 @@ impl Config {
             user_agent: default_user_agent(),
             max_watch_event_size: DEFAULT_MAX_EVENT_SIZE,
             content_type: ContentType::default(),
+            disable_compression: false,
+            warning_handler: std::sync::Arc::new(LogWarnings::deduplicated()),
         }
     }
 

@@ -21,7 +21,7 @@ use super::limiter::RateLimiter;
 use super::pool::{Body, NoHttp2, Pool};
 use super::watch::ByteStream;
 use crate::ErrorChain;
-use crate::config::{self, Authenticator, Config, ContentType, TlsSource};
+use crate::config::{self, Authenticator, Config, ContentType, TlsSource, WarningHandler, parse_warning_header};
 
 /// Characters escaped in `Impersonate-Extra-<key>` header names.
 const HEADER_KEY: &AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
@@ -60,6 +60,10 @@ pub(super) struct Inner {
     pub(super) deadline: Option<Duration>,
     pub(super) max_watch_event_size: usize,
     pub(super) content_type: ContentType,
+    /// Where the responses' `Warning` headers go.
+    warnings: Arc<dyn WarningHandler>,
+    /// Ask for gzip-compressed responses ([`Config::disable_compression`]).
+    compression: bool,
     max_retries: u32,
 }
 
@@ -186,6 +190,8 @@ impl Client {
                 deadline: config.deadline,
                 max_watch_event_size: config.max_watch_event_size,
                 content_type: config.content_type,
+                warnings: config.warning_handler,
+                compression: !config.disable_compression,
                 max_retries: MAX_RETRIES,
             }),
         })
@@ -228,8 +234,14 @@ impl Client {
             let auth = inner.auth.authorization().await.map_err(Error::Auth)?;
             inner.tls.check_if_due();
             self.rotate_if_certificate_changed();
-            let request = self
-                .request_builder(req, &url, auth.as_ref())
+            let mut builder = self.request_builder(req, &url, auth.as_ref());
+            if inner.compression
+                && let Some(headers) = builder.headers_mut()
+                && !headers.contains_key(http::header::ACCEPT_ENCODING)
+            {
+                headers.insert(http::header::ACCEPT_ENCODING, HeaderValue::from_static(super::gzip::ACCEPT_GZIP));
+            }
+            let request = builder
                 .body(Full::new(req.body.clone()))
                 .map_err(|e| Error::InvalidRequest { what: url.clone(), message: e.to_string() })?;
             let pool = Arc::clone(&inner.pool.read());
@@ -248,7 +260,7 @@ impl Client {
                 }
                 Err(error) => return Err(Error::Transport { verb: req.method.to_string(), url, error }),
             };
-            log_warnings(response.headers());
+            report_warnings(&*inner.warnings, response.headers());
             let status = response.status();
             if status == StatusCode::UNAUTHORIZED && !reauthenticated && inner.auth.unauthorized(auth.as_ref()) {
                 reauthenticated = true;
@@ -313,12 +325,12 @@ impl Client {
 pub(super) async fn error_answer<B>(response: http::Response<B>, req: &Prepared) -> Error
 where
     B: hyper::body::Body,
-    B::Error: Into<hyper::Error>,
+    B::Error: Into<Error>,
 {
     let status = response.status();
     let body = match response.into_body().collect().await {
         Ok(body) => body.to_bytes(),
-        Err(e) => return Error::Body(e.into()),
+        Err(e) => return e.into(),
     };
     let mut st = Status::from_body(&body)
         .or_else(|| Status::from_protobuf(&body))
@@ -406,21 +418,19 @@ fn is_connection_reset(e: &hyper_util::client::legacy::Error) -> bool {
     false
 }
 
-/// Surfaces the apiserver's `Warning: 299 - "text"` headers (deprecated
-/// APIs, ignored fields) in the log, as client-go's default handler does.
-fn log_warnings(headers: &HeaderMap) {
-    for w in headers.get_all(http::header::WARNING) {
-        let Ok(text) = w.to_str() else { continue };
-        let message = match (text.find('"'), text.rfind('"')) {
-            (Some(a), Some(b)) if b > a => &text[a + 1..b],
-            _ => text,
-        };
-        tracing::warn!(warning = %message, "apiserver warning");
+/// Hands the apiserver's `Warning: 299 - "text"` headers (deprecated APIs,
+/// ignored fields) to the client's [`WarningHandler`].
+fn report_warnings(handler: &dyn WarningHandler, headers: &HeaderMap) {
+    for value in headers.get_all(http::header::WARNING) {
+        let text = String::from_utf8_lossy(value.as_bytes());
+        for w in parse_warning_header(&text) {
+            handler.handle_warning(w.code, &w.agent, &w.text);
+        }
     }
 }
 
 /// A response body as a stream of chunks.
 #[must_use = "a stream does nothing unless polled"]
 pub(super) fn body_stream(response: http::Response<Body>) -> ByteStream {
-    http_body_util::BodyDataStream::new(response.into_body()).map(|r| r.map_err(Error::Body)).boxed()
+    http_body_util::BodyDataStream::new(response.into_body()).boxed()
 }

@@ -249,6 +249,10 @@ pub enum Error {
     /// Reading the response body failed mid-way.
     #[error("reading response body")]
     Body(#[source] hyper::Error),
+    /// The response body was gzip-compressed and does not decompress: it
+    /// is corrupt, or it ended before its trailer.
+    #[error("decompressing the gzip response body")]
+    Decompress(#[source] std::io::Error),
     /// The request (including reading the body, where it applies) exceeded
     /// its timeout.
     #[error("request timed out after {0:?}")]
@@ -456,6 +460,13 @@ impl Error {
             Error::Transport { error, .. } => chain_is_probable_eof(error),
             _ => false,
         }
+    }
+}
+
+/// A body that failed mid-way, as [`Error::Body`].
+impl From<hyper::Error> for Error {
+    fn from(e: hyper::Error) -> Self {
+        Error::Body(e)
     }
 }
 

@@ -60,6 +60,7 @@ mod client;
 mod connect;
 mod content;
 mod error;
+mod gzip;
 mod limiter;
 pub mod logs;
 mod options;

@@ -153,7 +153,16 @@ impl Pool {
     ) -> Result<http::Response<Body>, hyper_util::client::legacy::Error> {
         let place = self.place().await;
         let response = place.lane.http.request(request).await?;
-        Ok(response.map(|body| Body { inner: body, place: Some(place) }))
+        let gzip = super::gzip::is_gzip(response.headers());
+        let (mut parts, body) = response.into_parts();
+        if gzip {
+            // Read as what it decodes to: its length and encoding are the
+            // wire's (as Go's transport drops them when it decompresses).
+            parts.headers.remove(http::header::CONTENT_ENCODING);
+            parts.headers.remove(http::header::CONTENT_LENGTH);
+        }
+        let body = Body { inner: body, place: Some(place), gunzip: gzip.then(super::gzip::Gunzip::new), wire_bytes: 0 };
+        Ok(http::Response::from_parts(parts, body))
     }
 
     async fn place(&self) -> Place {
@@ -239,11 +248,25 @@ impl Drop for Place {
     }
 }
 
-/// A response body from the apiserver. Until it has been read to the end
+/// A response body from the apiserver, decompressed if the server
+/// compressed it (as it does for large responses when the client asks:
+/// [`Config::disable_compression`](crate::Config::disable_compression)),
+/// its end checked. Until it has been read to the end
 /// (or dropped) it holds its request's place on its connection.
 pub struct Body {
     inner: Incoming,
     place: Option<Place>,
+    /// The decoder of a gzip-compressed body.
+    gunzip: Option<super::gzip::Gunzip>,
+    wire_bytes: u64,
+}
+
+impl Body {
+    /// The bytes of the body read from the connection so far: compressed
+    /// ones when the server compressed it.
+    pub fn wire_bytes(&self) -> u64 {
+        self.wire_bytes
+    }
 }
 
 impl std::fmt::Debug for Body {
@@ -254,22 +277,50 @@ impl std::fmt::Debug for Body {
 
 impl hyper::body::Body for Body {
     type Data = Bytes;
-    type Error = hyper::Error;
+    type Error = super::Error;
 
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
-        let polled = Pin::new(&mut self.inner).poll_frame(cx);
-        if matches!(polled, Poll::Ready(None | Some(Err(_)))) {
-            // The stream is over on the connection.
-            self.place = None;
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, super::Error>>> {
+        loop {
+            let polled = Pin::new(&mut self.inner).poll_frame(cx);
+            if matches!(polled, Poll::Ready(None | Some(Err(_)))) {
+                // The stream is over on the connection.
+                self.place = None;
+            }
+            let frame = match polled {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(super::Error::Body(e)))),
+                Poll::Ready(None) => {
+                    // The end: what the decoder still holds, checked.
+                    let Some(mut gunzip) = self.gunzip.take() else { return Poll::Ready(None) };
+                    return Poll::Ready(match gunzip.finish() {
+                        Ok(rest) if rest.is_empty() => None,
+                        Ok(rest) => Some(Ok(Frame::data(rest))),
+                        Err(e) => Some(Err(super::Error::Decompress(e))),
+                    });
+                }
+                Poll::Ready(Some(Ok(frame))) => frame,
+            };
+            let Some(data) = frame.data_ref() else { return Poll::Ready(Some(Ok(frame))) };
+            self.wire_bytes += data.len() as u64;
+            let Some(gunzip) = self.gunzip.as_mut() else { return Poll::Ready(Some(Ok(frame))) };
+            match gunzip.feed(data) {
+                // Nothing decoded yet (a header, a partial block): read on.
+                Ok(decoded) if decoded.is_empty() => {}
+                Ok(decoded) => return Poll::Ready(Some(Ok(Frame::data(decoded)))),
+                Err(e) => {
+                    self.gunzip = None;
+                    return Poll::Ready(Some(Err(super::Error::Decompress(e))));
+                }
+            }
         }
-        polled
     }
 
     fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
+        self.gunzip.is_none() && self.inner.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
+        // A compressed body's decoded size is not known in advance.
+        if self.gunzip.is_some() { SizeHint::default() } else { self.inner.size_hint() }
     }
 }

@@ -335,7 +335,7 @@ impl Request {
         let (client, prepared, timeout) = self.prepare()?;
         with_timeout(timeout, async {
             let response = client.execute(&prepared).await?;
-            Ok(response.into_body().collect().await.map_err(Error::Body)?.to_bytes())
+            Ok(response.into_body().collect().await?.to_bytes())
         })
         .await
     }
@@ -349,7 +349,7 @@ impl Request {
         let (headers, body) = with_timeout(timeout, async {
             let response = client.execute(&prepared).await?;
             let headers = response.headers().clone();
-            Ok((headers, response.into_body().collect().await.map_err(Error::Body)?.to_bytes()))
+            Ok((headers, response.into_body().collect().await?.to_bytes()))
         })
         .await?;
         let format = response_format(&headers, &body, &what)?;

@@ -308,3 +308,121 @@ async fn a_refused_connection_says_so_in_the_message() {
     let chain = crate::ErrorChain(&err).to_string();
     assert_eq!(chain.matches("onnection refused").count(), 1, "{chain}");
 }
+
+/// Every warning of every header reaches the configured handler, parsed.
+#[tokio::test]
+async fn warnings_go_to_the_configured_handler() {
+    use std::sync::Arc;
+
+    use crate::config::WarningHandler;
+
+    #[derive(Default)]
+    struct Collect(parking_lot::Mutex<Vec<(u16, String, String)>>);
+    impl WarningHandler for Collect {
+        fn handle_warning(&self, code: u16, agent: &str, text: &str) {
+            self.0.lock().push((code, agent.to_owned(), text.to_owned()));
+        }
+    }
+
+    let server = TestServer::start(|_, _| {
+        Reply::json(200, json!({}))
+            .with_header("Warning", r#"299 - "v1beta1 Thing is deprecated", 299 - "unknown field \"x\"""#)
+            .with_header("Warning", r#"299 webhook "from a webhook""#)
+    })
+    .await;
+    let collect = Arc::new(Collect::default());
+    let mut config = Config::new(server.url.parse().unwrap());
+    config.qps = 0.0;
+    config.warning_handler = collect.clone();
+    let client = Client::new(config).unwrap();
+    client.get("/x").bytes().await.unwrap();
+    client.get("/x").bytes().await.unwrap();
+    let seen = collect.0.lock().clone();
+    let one = [
+        (299, "-".to_owned(), "v1beta1 Thing is deprecated".to_owned()),
+        (299, "-".to_owned(), r#"unknown field "x""#.to_owned()),
+        (299, "webhook".to_owned(), "from a webhook".to_owned()),
+    ];
+    assert_eq!(seen, [one.clone(), one].concat());
+}
+
+fn gzipped(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// As client-go: responses are asked for gzip-compressed and decoded,
+/// unless the kubeconfig's `disable-compression` says not to; the body's
+/// wire bytes are the compressed ones.
+#[tokio::test]
+async fn responses_are_asked_for_compressed_and_decoded() {
+    let items: Vec<_> = (0..2000).map(|i| json!({"metadata": {"name": format!("item-{i}")}})).collect();
+    let list = json!({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": items});
+    let plain = list.to_string().into_bytes();
+    let compressed = gzipped(&plain);
+    let server = {
+        let compressed = compressed.clone();
+        TestServer::start(move |req, _| {
+            let mut reply = Reply::json(200, json!(null));
+            if req.header("Accept-Encoding") == Some("gzip")
+                && let Reply::Respond { body, .. } = &mut reply
+            {
+                *body = compressed.clone();
+                return reply.with_header("Content-Encoding", "gzip");
+            }
+            reply
+        })
+    };
+    let server = server.await;
+    let response = server.client().get("/x").send().await.unwrap();
+    assert_eq!(response.headers().get(http::header::CONTENT_ENCODING), None, "the decoded body's headers");
+    let mut body = response.into_body();
+    let mut decoded = Vec::new();
+    while let Some(frame) = http_body_util::BodyExt::frame(&mut body).await {
+        decoded.extend_from_slice(frame.unwrap().data_ref().unwrap());
+    }
+    assert_eq!(decoded, plain);
+    assert_eq!(body.wire_bytes(), compressed.len() as u64);
+    assert!(compressed.len() * 10 < plain.len(), "{} of {}", compressed.len(), plain.len());
+    let v: serde_json::Value = server.client().get("/x").json().await.unwrap();
+    assert_eq!(v["items"][1999]["metadata"]["name"], "item-1999");
+
+    let mut config = Config::new(server.url.parse().unwrap());
+    config.qps = 0.0;
+    config.disable_compression = true;
+    let v: serde_json::Value = Client::new(config).unwrap().get("/x").json().await.unwrap();
+    assert_eq!(v, serde_json::Value::Null, "no compression asked for, none given");
+    assert_eq!(server.requests().last().unwrap().header("Accept-Encoding"), None);
+}
+
+/// A watch compressed as it streams (the apiserver compresses watch-lists)
+/// yields its events as their bytes come, and a corrupt body is an error.
+#[tokio::test]
+async fn compressed_streams_decode_as_they_come_and_corruption_is_an_error() {
+    use futures_util::StreamExt;
+    let events = b"{\"type\":\"ADDED\",\"object\":{\"a\":1}}\n{\"type\":\"ADDED\",\"object\":{\"a\":2}}\n".repeat(50);
+    let compressed = gzipped(&events);
+    let chunks: Vec<Vec<u8>> = compressed.chunks(13).map(<[u8]>::to_vec).collect();
+    let mut corrupt = compressed.clone();
+    let at = corrupt.len() / 2;
+    corrupt[at] ^= 0x55;
+    let server = TestServer::start(move |_, i| {
+        let chunks = if i == 0 { chunks.clone() } else { vec![corrupt.clone()] };
+        Reply::EncodedChunks { content_encoding: "gzip".into(), chunks }
+    })
+    .await;
+    let mut stream = server.client().get("/watch").watch::<serde_json::Value>().await.unwrap();
+    let mut seen = 0;
+    while let Some(event) = stream.next().await {
+        match event.unwrap() {
+            crate::rest::WatchEvent::Added(v) => assert_eq!(v["a"], 1 + seen % 2),
+            other => panic!("{other:?}"),
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 100);
+    let err = server.client().get("/x").bytes().await.unwrap_err();
+    assert!(matches!(err, Error::Decompress(_)), "{err:?}");
+}

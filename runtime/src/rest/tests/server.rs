@@ -41,6 +41,11 @@ pub(crate) enum Reply {
         content_type: String,
         chunks: Vec<Vec<u8>>,
     },
+    /// A JSON body sent chunked as it is, its `Content-Encoding` given.
+    EncodedChunks {
+        content_encoding: String,
+        chunks: Vec<Vec<u8>>,
+    },
     /// Close the connection without answering.
     Drop,
     /// Never answer.
@@ -160,6 +165,12 @@ async fn serve(mut sock: TcpStream, handler: Handler, requests: Arc<Mutex<Vec<Re
             }
             Reply::TypedChunks { status, content_type, chunks } => {
                 if !write_chunks(&mut sock, status, &content_type, chunks).await {
+                    return;
+                }
+            }
+            Reply::EncodedChunks { content_encoding, chunks } => {
+                let head = format!("application/json\r\nContent-Encoding: {content_encoding}");
+                if !write_chunks(&mut sock, 200, &head, chunks).await {
                     return;
                 }
             }
