@@ -82,6 +82,8 @@ pub use crate::config::ContentType;
 pub use client::{Client, MAX_RETRIES};
 pub use connect::TLS_HANDSHAKE_TIMEOUT;
 pub use error::{ApplyConflict, Error, Status, StatusCause, StatusDetails};
+/// The `json-patch` crate, whose typed operations [`Patch::json_ops`] takes.
+pub use json_patch;
 pub use limiter::RateLimiter;
 pub use logs::HasLog;
 pub use options::{

@@ -277,6 +277,27 @@ impl Patch {
             Patch::Apply(_) => "application/apply-patch+yaml",
         }
     }
+    /// An RFC 6902 patch of typed operations (the `json-patch` crate's,
+    /// re-exported as [`rest::json_patch`](crate::rest::json_patch)), e.g. a
+    /// `test` of the resourceVersion before a `replace`, so the write fails
+    /// if the object changed meanwhile.
+    ///
+    /// ```
+    /// use k8s_client_runtime::rest::Patch;
+    /// use k8s_client_runtime::rest::json_patch::{PatchOperation, ReplaceOperation, TestOperation};
+    /// use serde_json::json;
+    ///
+    /// let patch = Patch::json_ops([
+    ///     PatchOperation::Test(TestOperation { path: "/metadata/resourceVersion".parse()?, value: json!("42") }),
+    ///     PatchOperation::Replace(ReplaceOperation { path: "/spec/replicas".parse()?, value: json!(3) }),
+    /// ])?;
+    /// assert_eq!(patch.body()[1], json!({"op": "replace", "path": "/spec/replicas", "value": 3}));
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn json_ops(ops: impl IntoIterator<Item = json_patch::PatchOperation>) -> Result<Patch, serde_json::Error> {
+        serde_json::to_value(json_patch::Patch(ops.into_iter().collect())).map(Patch::Json)
+    }
+
     /// The patch document.
     pub fn body(&self) -> &serde_json::Value {
         match self {
