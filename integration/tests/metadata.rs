@@ -126,6 +126,12 @@ async fn informers_see_adds_label_updates_and_deletes_of_pods_and_widgets() {
 
         meta.delete("one", &DeleteOptions::default()).await.unwrap();
         eventually(&format!("{what}: delete"), informer, <[_]>::is_empty).await;
+        // The cache is written before handlers are told: wait for them too.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while seen.lock().unwrap().last().map(String::as_str) != Some("delete one b") {
+            assert!(std::time::Instant::now() < deadline, "{what}: no delete notification: {:?}", seen.lock().unwrap());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         // A pod's graceful deletion may first update it (deletionTimestamp).
         let seen = seen.lock().unwrap().clone();
         assert_eq!(seen.first().map(String::as_str), Some("add one a"), "{what}: {seen:?}");

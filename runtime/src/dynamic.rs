@@ -294,6 +294,16 @@ impl DynamicObject {
 /// [`ResourceClient::for_resource`].
 pub type DynamicClient = ResourceClient<DynamicObject>;
 
+crate::cfg_feature!("informers" =>
+    /// Shares one informer of whole objects per resource known at run time
+    /// (client-go's `dynamicinformer.DynamicSharedInformerFactory`, and its
+    /// listers: `.for_resource(&resource).lister()`): see
+    /// [`ResourceInformerFactory`](crate::cache::ResourceInformerFactory).
+    #[doc(alias = "dynamicinformer.DynamicSharedInformerFactory")]
+    #[doc(alias = "dynamiclister")]
+    pub type DynamicInformerFactory = crate::cache::ResourceInformerFactory<DynamicObject>;
+);
+
 /// The server decides whether a resource has a status; asking one that has
 /// none answers 404.
 impl HasStatus for DynamicObject {}

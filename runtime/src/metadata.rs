@@ -71,13 +71,17 @@ use crate::object::{AcceptAs, Metadata, Object, ObjectList, ProtobufAs, metadata
 use crate::rest::ResourceClient;
 use crate::{LeanString, Map, ThinVec};
 
-#[cfg(feature = "informers")]
-mod factory;
 mod protobuf;
 #[cfg(test)]
 mod tests;
 
-crate::cfg_feature!("informers" => pub use factory::MetadataInformerFactory;);
+crate::cfg_feature!("informers" =>
+    /// Shares one metadata-only informer per resource (client-go's
+    /// `metadatainformer.SharedInformerFactory`): see
+    /// [`ResourceInformerFactory`](crate::cache::ResourceInformerFactory).
+    #[doc(alias = "metadatainformer.SharedInformerFactory")]
+    pub type MetadataInformerFactory = crate::cache::ResourceInformerFactory<PartialObjectMetadata>;
+);
 
 /// `apiVersion` of [`PartialObjectMetadata`].
 pub const API_VERSION: &str = "meta.k8s.io/v1";

@@ -54,6 +54,7 @@ pub mod lister;
 pub mod real_fifo;
 pub mod reflector;
 pub mod reflector_store;
+pub mod resource_factory;
 pub mod store;
 
 pub use delta_fifo::{
@@ -73,4 +74,5 @@ pub use reflector::{
     TransformFn, WatchErrorHandler,
 };
 pub use reflector_store::ReflectorStore;
+pub use resource_factory::ResourceInformerFactory;
 pub use store::{IndexFn, Indexers, Key, KeyFn, NAMESPACE_INDEX, Store, ThreadSafeStore, Writer, meta_namespace_index};

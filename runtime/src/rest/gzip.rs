@@ -12,24 +12,30 @@
 use std::io::Write;
 
 use bytes::Bytes;
-use flate2::write::GzDecoder;
+use flate2::write::MultiGzDecoder;
 
 /// The `Accept-Encoding` a client sends when compression is on.
 pub(super) const ACCEPT_GZIP: &str = "gzip";
 
-/// One compressed body's decoder.
+/// One compressed body's decoder. A body may hold several gzip members
+/// one after another (the apiserver's streamed responses do), read as one
+/// stream, as Go's `gzip.Reader` reads them.
 pub(super) struct Gunzip {
-    decoder: GzDecoder<Vec<u8>>,
+    decoder: MultiGzDecoder<Vec<u8>>,
 }
 
 impl Gunzip {
     pub(super) fn new() -> Self {
-        Gunzip { decoder: GzDecoder::new(Vec::new()) }
+        Gunzip { decoder: MultiGzDecoder::new(Vec::new()) }
     }
 
     /// Decodes `chunk`; returns what it decompressed, possibly nothing yet.
     pub(super) fn feed(&mut self, chunk: &[u8]) -> std::io::Result<Bytes> {
         self.decoder.write_all(chunk)?;
+        // The decoder keeps what it decoded until its next write unless
+        // flushed: a watch's last event before a quiet spell would wait
+        // for the next one.
+        self.decoder.flush()?;
         Ok(self.take())
     }
 
@@ -78,6 +84,34 @@ mod tests {
             out.extend_from_slice(&g.finish().unwrap());
             assert_eq!(out, data, "chunks of {chunk}");
         }
+    }
+
+    /// What the server flushed (a watch event, the initial events' end)
+    /// comes out at once, not when the next bytes come.
+    #[test]
+    fn what_the_server_flushed_is_decoded_at_once() {
+        let mut e = GzEncoder::new(Vec::new(), Compression::default());
+        let mut g = Gunzip::new();
+        let mut sent = 0;
+        let mut out = Vec::new();
+        for event in [&b"{\"type\":\"ADDED\"}\n"[..], b"{\"type\":\"BOOKMARK\"}\n"] {
+            e.write_all(event).unwrap();
+            e.flush().unwrap();
+            let wire = e.get_ref();
+            out.extend_from_slice(&g.feed(&wire[sent..]).unwrap());
+            sent = wire.len();
+            assert!(out.ends_with(event), "{:?}", String::from_utf8_lossy(&out));
+        }
+    }
+
+    #[test]
+    fn members_one_after_another_are_one_stream() {
+        let mut wire = gzip(b"first member\n");
+        wire.extend(gzip(b"second member\n"));
+        let mut g = Gunzip::new();
+        let mut out = g.feed(&wire).unwrap().to_vec();
+        out.extend_from_slice(&g.finish().unwrap());
+        assert_eq!(out, b"first member\nsecond member\n");
     }
 
     #[test]
