@@ -57,6 +57,8 @@
 //! | `metadata.Interface`, `metav1.PartialObjectMetadata`, `metadatainformer.SharedInformerFactory` | [`metadata::MetadataClient`], [`metadata::PartialObjectMetadata`], [`metadata::MetadataInformerFactory`] |
 //! | `discovery.DiscoveryClient` | [`discovery::DiscoveryClient`] |
 //! | `watch.Interface` | [`rest::WatchStream`] of [`rest::WatchEvent`]s |
+//! | `tools/watch.NewRetryWatcher`; kube-rs's `watcher` | [`watcher::retry_watcher`]; [`watcher::watcher`] (relists on 410) |
+//! | `tools/watch.Until`, `UntilWithSync`; kube-rs's `await_condition` | [`wait::until`], [`wait::until_with_sync`]; [`wait::await_condition`], [`wait::conditions`] |
 //! | `informers.SharedInformerFactory` | [`cache::SharedInformerFactory`]; typed accessors from the generated prelude |
 //! | `cache.SharedIndexInformer`, `ResourceEventHandlerFuncs` | [`cache::SharedIndexInformer`], [`cache::ResourceEventHandlerFuncs`], [`cache::EnqueueKeys`] |
 //! | `cache.Reflector`, `RealFIFO`, `DeltaFIFO`, `ThreadSafeStore`, `Indexer` | [`cache::reflector`], [`cache::real_fifo`], [`cache::delta_fifo`], [`cache::store`] |
@@ -88,7 +90,7 @@
 //! | 2. the client | [`config`], [`rest`] | always |
 //! | 2. the client | `rest::remotecommand`, `rest::portforward` (exec, attach, port-forward over WebSockets) | `ws` |
 //! | 2. the client | SOCKS5 proxies (`proxy-url: socks5://…`) | `socks5` |
-//! | 3. on the client | [`dynamic`], [`discovery`], [`metadata`] | always |
+//! | 3. on the client | [`dynamic`], [`discovery`], [`metadata`], [`watcher`], [`wait`] | always |
 //! | 3. on the client | `cache` (reflectors, FIFOs, informers, listers), `metadata::MetadataInformerFactory` | `informers` |
 //! | 3. on the client | `record`, `events` (the two event recorders) | `events` |
 //! | 3. on the client | `leaderelection` | `leader-election` |
@@ -101,7 +103,10 @@
 //! private modules the codec, the protobuf codec and the maps share:
 //! `read` (text lent by the input, elements staged on the stack),
 //! `raw_json` and `intern` (this thread's tables of recent strings and
-//! maps); the codec uses the maps, never the other way round. The two
+//! maps); the codec uses the maps, never the other way round. The retry
+//! delays of the reflector and the watcher are one private module on the
+//! client's floor, `backoff` ([`watcher::BackoffConfig`], also
+//! `cache::BackoffConfig`). The two
 //! event recorders stand on one private module, `broadcast` (fan-out,
 //! sinks, event types).
 #![forbid(unsafe_code)]
@@ -123,6 +128,7 @@ macro_rules! cfg_feature {
 pub(crate) use cfg_feature;
 
 pub mod apply;
+mod backoff;
 pub mod codec;
 pub mod config;
 pub mod discovery;
@@ -137,6 +143,8 @@ mod raw_json;
 mod read;
 pub mod rest;
 pub mod selector;
+pub mod wait;
+pub mod watcher;
 
 cfg_feature!("workqueue" => pub mod workqueue;);
 cfg_feature!("informers" => pub mod cache;);

@@ -62,7 +62,6 @@
 //! The reflector is an explicit state machine ([`Phase`]): each step does
 //! one call or handles one event, which is what the unit tests drive.
 
-mod backoff;
 mod list;
 #[cfg(test)]
 mod store_tests;
@@ -80,8 +79,8 @@ use parking_lot::{Mutex, RwLock};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use self::backoff::Backoff;
-pub use self::backoff::BackoffConfig;
+use crate::backoff::Backoff;
+pub use crate::backoff::BackoffConfig;
 use self::list::{Listed, paged_list, prepare};
 use super::delta_fifo::DeltaFifo;
 use super::list_watch::ListWatch;

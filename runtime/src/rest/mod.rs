@@ -9,6 +9,8 @@
 //!   raw requests with [`Client::request`] for anything else (`/version`,
 //!   proxies, custom paths).
 //! * [`watch`]: the watch event decoder, usable on any byte source.
+//!   [`ResourceClient::watch`] is one watch request; the
+//!   [`watcher`](crate::watcher) resumes and relists on its own.
 //! * Streams of a pod, methods of `ResourceClient<Pod>` (and of the
 //!   dynamic client) given by marker traits the generator implements from
 //!   the spec's connect operations: [`remotecommand`] (`exec`, `attach`:

@@ -394,7 +394,9 @@ impl<K: verbs::List> ResourceClient<K> {
 /// Watches, for a kind whose resource serves `watch`.
 impl<K: verbs::Watch> ResourceClient<K> {
     /// Watch events from `opts.resource_version` on. No client-side timeout;
-    /// use `opts.timeout_seconds` to bound it server-side.
+    /// use `opts.timeout_seconds` to bound it server-side. One request: it
+    /// ends with the connection; [`watcher`](crate::watcher::watcher)
+    /// watches on from where it ended.
     pub async fn watch(&self, opts: &ListOptions) -> Result<WatchStream<K>, Error> {
         self.watch_with(opts, self.decode).await
     }

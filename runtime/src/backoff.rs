@@ -1,12 +1,16 @@
-//! The reflector's retry delays, as client-go's reflector backoff manager
-//! (`wait.Backoff{Duration: 800ms, Cap: 30s, Factor: 2, Jitter: 1}` with a
-//! reset after two quiet minutes).
+//! The retry delays of the reflector and the watcher, as client-go's
+//! reflector backoff manager (`wait.Backoff{Duration: 800ms, Cap: 30s,
+//! Factor: 2, Jitter: 1}` with a reset after two quiet minutes). It lives
+//! on the client's floor, not in `cache`, because the
+//! [`watcher`](crate::watcher), which needs no cache, backs off the same
+//! way.
 
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-/// How long a reflector waits between failed attempts.
+/// How long a reflector or a [`watcher`](crate::watcher) waits between
+/// failed attempts.
 ///
 /// Delays start at `initial`, are multiplied by `factor` after each use up
 /// to `max`, and each one is stretched by a random share of up to `jitter`
@@ -72,7 +76,7 @@ impl Backoff {
             .unwrap_or(self.config.max)
             .min(self.config.max);
         let delay = if self.config.jitter > 0.0 {
-            let extra = base.as_secs_f64() * self.config.jitter * rand::random::<f64>();
+            let extra = base.as_secs_f64() * self.config.jitter * fastrand::f64();
             base + Duration::try_from_secs_f64(extra).unwrap_or_default()
         } else {
             base
