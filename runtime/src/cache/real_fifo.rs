@@ -20,9 +20,13 @@
 //! - [`RealFifo::pop_batch`] hands over up to [`DEFAULT_BATCH_SIZE`]
 //!   changes at once, never mixing the first list's with later ones; a
 //!   relist or resync entry is always popped alone.
+//! - while fewer than two batches are queued, a pop is processed without
+//!   the queue's lock, so the reflector goes on queuing meanwhile
+//!   ([`RealFifoOptions::unlock_while_processing`], client-go's
+//!   `UnlockWhileProcessingFIFO`).
 //!
 //! [`RealFifoOptions::atomic_events`] turned off gives the queue of client-go
-//! before 1.36: a relist queues a [`DeletedFinalStateUnknown`] tombstone for
+//! before 1.36, processing every pop under its lock: a relist queues a [`DeletedFinalStateUnknown`] tombstone for
 //! every key that vanished, first those with changes still queued, then
 //! those only the store knows ([`KnownObjects`]), and then the listed
 //! objects as [`DeltaType::Replaced`] changes; a resync queues a
@@ -35,7 +39,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::Notify;
 
 use super::delta_fifo::{DeletedFinalStateUnknown, Delta, DeltaObject, DeltaType, KEEP_ROOM, KnownObjects};
@@ -124,6 +128,7 @@ pub struct RealFifoOptions<T> {
     transform: Option<TransformFn<T>>,
     batch_size: usize,
     atomic_events: bool,
+    unlock_while_processing: bool,
 }
 
 impl<T: Object + 'static> RealFifoOptions<T> {
@@ -144,6 +149,7 @@ impl<T> RealFifoOptions<T> {
             transform: None,
             batch_size: DEFAULT_BATCH_SIZE,
             atomic_events: true,
+            unlock_while_processing: true,
         }
     }
 
@@ -171,6 +177,19 @@ impl<T> RealFifoOptions<T> {
     #[doc(alias = "AtomicFIFO")]
     pub fn atomic_events(mut self, atomic: bool) -> Self {
         self.atomic_events = atomic;
+        self
+    }
+
+    /// Whether a pop's `process` may run without the queue's lock while
+    /// fewer than two batches are queued, so that the reflector queues
+    /// meanwhile rather than waiting (on by default, as client-go's
+    /// `UnlockWhileProcessingFIFO` gate since 1.36). Only with
+    /// [atomic events](Self::atomic_events): without, a relist must not run
+    /// between a pop and its store write ([`RealFifo::pop`]).
+    #[must_use]
+    #[doc(alias = "UnlockWhileProcessingFIFO")]
+    pub fn unlock_while_processing(mut self, unlock: bool) -> Self {
+        self.unlock_while_processing = unlock;
         self
     }
 }
@@ -209,6 +228,15 @@ impl<T> FifoState<T> {
         self.queued += 1;
     }
 
+    /// Counts `n` entries popped once they are processed: until then, the
+    /// queue has not synced and their relists are not reached, even to a
+    /// reader that runs while they are processed without the lock.
+    fn note_popped(&mut self, n: usize) {
+        self.initial_population_count = self.initial_population_count.saturating_sub(n);
+        self.popped += n as u64;
+        self.note_reached_lists();
+    }
+
     /// Moves the relists whose changes are all popped to `reached_list`.
     fn note_reached_lists(&mut self) {
         while self.pending_lists.front().is_some_and(|(at, _)| *at <= self.popped) {
@@ -231,6 +259,8 @@ struct Shared<T> {
     transform: Option<TransformFn<T>>,
     batch_size: usize,
     atomic_events: bool,
+    /// Both the option and atomic events.
+    unlock_while_processing: bool,
     state: Mutex<FifoState<T>>,
     item_ready: Notify,
     /// Held across a whole pop, with the batch's buffer: changes are
@@ -272,6 +302,7 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
                 transform: options.transform,
                 batch_size: options.batch_size,
                 atomic_events: options.atomic_events,
+                unlock_while_processing: options.atomic_events && options.unlock_while_processing,
                 state: Mutex::new(FifoState {
                     items: VecDeque::new(),
                     populated: false,
@@ -444,11 +475,15 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
     /// Waits for an entry, removes it and calls `process` with it and
     /// whether it belongs to the first list; returns it.
     ///
-    /// `process` runs under the queue's lock, as in client-go, so that a
-    /// relist without atomic events in another task cannot slip between the
+    /// Without atomic events `process` runs under the queue's lock, as in
+    /// client-go, so that a relist in another task cannot slip between the
     /// pop and the store write `process` makes (it would see the key
-    /// neither queued nor known, and a deletion in it would be lost).
-    /// Calling this queue from `process` deadlocks.
+    /// neither queued nor known, and a deletion in it would be lost);
+    /// calling this queue from `process` then deadlocks. With them it runs
+    /// unlocked while the queue is short
+    /// ([`RealFifoOptions::unlock_while_processing`]). Either way the entry
+    /// counts as popped ([`has_synced`](Self::has_synced), reached lists)
+    /// only once `process` returned.
     ///
     /// Pops never overlap: a second pop waits until the first one's
     /// `process` returned. Changes still queued after
@@ -467,14 +502,12 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
             notified.as_mut().enable();
             {
                 let mut st = self.shared.state.lock();
-                if let Some(change) = st.items.pop_front() {
+                if let Some(entry) = st.items.pop_front() {
                     let initial = !st.has_synced();
-                    st.initial_population_count = st.initial_population_count.saturating_sub(1);
-                    st.popped += 1;
-                    st.note_reached_lists();
                     st.give_back_room();
-                    process(&change, initial);
-                    return Ok(change);
+                    let mut st = self.while_processing(st, || process(&entry, initial));
+                    st.note_popped(1);
+                    return Ok(entry);
                 }
                 if st.closed {
                     return Err(Error::Closed);
@@ -492,7 +525,7 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
     /// A batch holds each key at most once: a second change of a key ends
     /// it, so applying a batch's changes in any order gives the same store.
     /// A relist or resync entry ([`Entry::is_atomic`]) is a batch of its own.
-    /// `process` runs under the queue's lock, as [`pop`](Self::pop)'s.
+    /// `process` runs under the queue's lock or not, as [`pop`](Self::pop)'s.
     ///
     /// # Cancel safety
     /// Cancel safe: changes are removed and processed within one poll.
@@ -542,14 +575,34 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
             take
         };
         batch.extend(st.items.drain(..take));
-        st.initial_population_count = st.initial_population_count.saturating_sub(take);
-        st.popped += take as u64;
-        st.note_reached_lists();
         st.give_back_room();
-        let result = process.take().map(|process| process(batch, initial));
+        let process = process.take()?;
+        let mut result = None;
+        let mut st = self.while_processing(st, || result = Some(process(batch, initial)));
+        st.note_popped(take);
         drop(st);
         batch.clear();
         result.map(Ok)
+    }
+
+    /// Runs `process` on what was just popped, without the state lock if
+    /// the queue may unlock while processing and is short (client-go
+    /// `whileProcessing_locked`): the reflector then queues meanwhile
+    /// rather than waiting, while a long queue makes it wait, so that the
+    /// queue does not grow without bound. Returns the lock, held again.
+    fn while_processing<'a>(
+        &'a self,
+        st: MutexGuard<'a, FifoState<T>>,
+        process: impl FnOnce(),
+    ) -> MutexGuard<'a, FifoState<T>> {
+        if self.shared.unlock_while_processing && st.items.len() < self.shared.batch_size.saturating_mul(2) {
+            drop(st);
+            process();
+            self.shared.state.lock()
+        } else {
+            process();
+            st
+        }
     }
 
     /// A watch bookmark at `resource_version`: reached, as a relist is,
@@ -603,5 +656,7 @@ impl<T: Send + Sync + 'static> RealFifo<T> {
     }
 }
 
+#[cfg(test)]
+mod tests;
 #[cfg(test)]
 mod upstream_tests;
