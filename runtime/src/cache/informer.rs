@@ -538,7 +538,8 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
     }
 
     /// Changes received and not yet applied to the cache: the backlog of
-    /// its queue. Each handler's own backlog is
+    /// its queue, where a relist or a resync counts one (with the default
+    /// [`QueueKind::RealFifo`]). Each handler's own backlog is
     /// [`HandlerRegistration::pending`].
     pub fn queued(&self) -> usize {
         self.inner.queue.len()
