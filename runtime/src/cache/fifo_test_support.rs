@@ -92,9 +92,10 @@ impl TestFifo for RealFifo<Pod> {
         RealFifo::replace(self, list, resource_version)
     }
     async fn pop_with(&self, process: impl FnOnce(&Delta<Pod>) + Send) -> (DeltaType, String) {
-        let pop = self.pop(|change, _| process(&change.delta));
-        let change = tokio::time::timeout(Duration::from_secs(5), pop).await;
-        let change = change.expect("pop timed out").expect("pop failed");
+        let pop = self.pop(|entry, _| process(&entry.change().expect("a change").delta));
+        let entry = tokio::time::timeout(Duration::from_secs(5), pop).await;
+        let entry = entry.expect("pop timed out").expect("pop failed");
+        let change = entry.change().expect("a change");
         (change.delta.delta_type, delta_key(&change.delta))
     }
 }

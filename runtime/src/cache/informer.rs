@@ -9,6 +9,13 @@
 //! the cache (through [`store`](SharedIndexInformer::store) or a
 //! [`Lister`]) and react to notifications, usually by queueing keys.
 //!
+//! A relist (after the watch expired, say) reaches the cache in one write,
+//! as with client-go 1.36's `AtomicFIFO`: readers see the old list or the
+//! new one, never half of each, and its handlers, told first of the objects
+//! gone (tombstones) and then of the listed ones, read the new list from
+//! the cache. A resync likewise re-delivers the cache as it is once the
+//! changes queued before it are applied.
+//!
 //! ```ignore
 //! let informer = SharedIndexInformer::builder(
 //!         FilteredListWatch::new(ResourceClient::<Pod>::all(client), |o| {
@@ -59,6 +66,7 @@
 //! [`next_attempt_in`](super::ReflectorCounters::next_attempt_in) while it
 //! backs off.
 
+mod atomic;
 mod failure;
 mod handler;
 mod processor;
@@ -530,7 +538,8 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
     }
 
     /// Changes received and not yet applied to the cache: the backlog of
-    /// its queue. Each handler's own backlog is
+    /// its queue, where a relist or a resync counts one (with the default
+    /// [`QueueKind::RealFifo`]). Each handler's own backlog is
     /// [`HandlerRegistration::pending`].
     pub fn queued(&self) -> usize {
         self.inner.queue.len()

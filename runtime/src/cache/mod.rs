@@ -33,8 +33,9 @@
 //!   (add, update, delete, replace, resync). Implement it to put a queue of
 //!   your own behind a reflector.
 //! - [`real_fifo`]: [`RealFifo`], the informer's queue by default: every
-//!   change (added, updated, deleted, relisted) in the order it came, until
-//!   the informer applies it. Use it with a reflector to pop changes
+//!   change (added, updated, deleted) in the order it came, a relist or a
+//!   resync as one entry, until the informer applies it (a relist replaces
+//!   the cache in one write). Use it with a reflector to pop changes
 //!   yourself.
 //! - [`delta_fifo`]: [`DeltaFifo`], the informer's queue when asked
 //!   ([`QueueKind`]): what happened to each object, grouped per key, keys
@@ -68,7 +69,7 @@ pub use informer::{
 };
 pub use list_watch::{FilteredListWatch, ListWatch, TweakListOptions};
 pub use lister::{Lister, NamespaceLister};
-pub use real_fifo::{Change, RealFifo, RealFifoOptions};
+pub use real_fifo::{Change, Entry, RealFifo, RealFifoOptions, ReplacedAll};
 pub use reflector::{
     BackoffConfig, Phase, Reflector, ReflectorCounters, ReflectorOptions, ResourceVersionHandle, ShouldResync,
     TransformFn, WatchErrorHandler,

@@ -134,9 +134,10 @@ impl<T: Send + Sync + 'static> ReflectorStore<T> for DeltaFifo<T> {
     }
 }
 
-/// Every call becomes changes queued in order ([`RealFifo`]); a full list
-/// also queues tombstones for the keys it lacks ([`RealFifo::replace`]); a
-/// bookmark's version is reached after the changes queued before it.
+/// Every call becomes an entry queued in order ([`RealFifo`]): a change, a
+/// whole list ([`RealFifo::replace`]; without atomic events, tombstones
+/// for the keys it lacks and a change per object) or a resync; a
+/// bookmark's version is reached after the entries queued before it.
 /// Objects arrive transformed, so the queue does not run its transform.
 impl<T: Send + Sync + 'static> ReflectorStore<T> for RealFifo<T> {
     fn key(&self, obj: &T) -> Key {

@@ -216,7 +216,13 @@ impl<T> ThreadSafeStore<T> {
 
     /// Replaces the whole content and rebuilds the indexes.
     pub fn replace(&self, items: impl IntoIterator<Item = (String, Arc<T>)>) {
-        let items: HashMap<Key, Arc<T>> = items.into_iter().map(|(k, v)| (k.into(), v)).collect();
+        self.replace_shared(items.into_iter().map(|(k, v)| (k.into(), v)));
+    }
+
+    /// [`replace`](Self::replace) keeping the keys' buffers rather than
+    /// copies.
+    pub(crate) fn replace_shared(&self, items: impl IntoIterator<Item = (Key, Arc<T>)>) {
+        let items: HashMap<Key, Arc<T>> = items.into_iter().collect();
         let mut data = self.data.write();
         data.items = items;
         data.indices.clear();
@@ -471,6 +477,13 @@ impl<T> Writer<T> {
     pub(crate) fn upsert_keyed(&mut self, key: Key, obj: Arc<T>) -> Option<Arc<T>> {
         debug_assert_eq!(*key, *self.store.key_of(&obj), "a key that is not the object's own");
         self.store.store.upsert_shared(key, obj)
+    }
+
+    /// Replaces the whole content by `objs`, each with its key, in one
+    /// write, as [`upsert_keyed`](Self::upsert_keyed) takes them (the
+    /// informer's atomic relist).
+    pub(crate) fn replace_keyed(&mut self, objs: impl IntoIterator<Item = (Key, Arc<T>)>) {
+        self.store.store.replace_shared(objs);
     }
 
     /// Replaces the whole content by `objs` (after a relist).

@@ -1,11 +1,12 @@
 //! The queue between an informer's reflector and its cache: a
-//! [`RealFifo`] (the default, as client-go's informers since 1.33) or a
-//! [`DeltaFifo`], chosen with [`QueueKind`].
+//! [`RealFifo`] (the default, as client-go's informers since 1.33, with
+//! atomic relists as since 1.36) or a [`DeltaFifo`], chosen with
+//! [`QueueKind`].
 
 use std::sync::Arc;
 
 use crate::cache::delta_fifo::{self, DeltaFifo, DeltaFifoOptions, KnownObjects};
-use crate::cache::real_fifo::{self, RealFifo, RealFifoOptions};
+use crate::cache::real_fifo::{self, Entry, RealFifo, RealFifoOptions};
 use crate::cache::reflector::TransformFn;
 use crate::cache::reflector_store::ReflectorStore;
 use crate::cache::store::Key;
@@ -15,26 +16,35 @@ use super::Core;
 
 /// Which queue an informer puts between its reflector and its cache.
 ///
-/// Both deliver every object's changes in order; they differ in what they
-/// merge and in the order across objects:
+/// All deliver every object's changes in order; they differ in what they
+/// merge, in the order across objects and in how a relist reaches the
+/// cache:
 ///
-/// | | [`RealFifo`](QueueKind::RealFifo) (default) | [`DeltaFifo`](QueueKind::DeltaFifo) |
-/// |---|---|---|
-/// | order | every change as it came, across all objects | objects in the order first queued; each object's changes together |
-/// | several changes of one object while the cache is busy | each one is applied and notified | each one, in one pop |
-/// | deletion of an object never seen (created and deleted between two lists) | a delete notification | dropped |
-/// | applied | in batches of up to 1,000 changes | one object at a time |
+/// | | [`RealFifo`](QueueKind::RealFifo) (default) | [`RealFifoPerObject`](QueueKind::RealFifoPerObject) | [`DeltaFifo`](QueueKind::DeltaFifo) |
+/// |---|---|---|---|
+/// | order | every change as it came, across all objects | the same | objects in the order first queued; each object's changes together |
+/// | several changes of one object while the cache is busy | each one is applied and notified | the same | each one, in one pop |
+/// | deletion of an object never seen (created and deleted between two lists) | a delete notification | the same | dropped |
+/// | applied | in batches of up to 1,000 changes | the same | one object at a time |
+/// | a relist | the cache takes the whole list in one write, then handlers hear of the objects gone (tombstones, by key), then of the listed ones (list order) | a change per object, applied and notified one by one: the cache holds part of the list meanwhile | the same, grouped per object |
+/// | a resync | every cached object, once the changes queued before it are applied | every cached object with no change queued | the same |
 ///
 /// client-go's informers use a RealFIFO since 1.33 (the `InOrderInformers`
-/// gate, GA in 1.36, where the DeltaFIFO is on its way out); choose
-/// [`DeltaFifo`](QueueKind::DeltaFifo) only for code that relies on its
-/// merging.
+/// gate, GA in 1.36, where the DeltaFIFO is on its way out), with atomic
+/// relists and resyncs since 1.36 (the `AtomicFIFO` gate, beta, on by
+/// default). Choose another only for code that relies on its behaviour.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[doc(alias = "InOrderInformers")]
+#[doc(alias = "AtomicFIFO")]
 pub enum QueueKind {
-    /// Every change in the order it came ([`RealFifo`]).
+    /// Every change in the order it came, a relist or resync applied at
+    /// once ([`RealFifo`] with [atomic events](RealFifoOptions::atomic_events)).
     #[default]
     RealFifo,
+    /// Every change in the order it came, a relist or resync as a change
+    /// per object (client-go 1.33 to 1.35's RealFIFO, or 1.36's with the
+    /// `AtomicFIFO` gate off).
+    RealFifoPerObject,
     /// Changes grouped per object ([`DeltaFifo`]).
     DeltaFifo,
 }
@@ -60,8 +70,8 @@ pub(super) struct Closed;
 impl<K: Object + Send + Sync + 'static> InformerQueue<K> {
     pub(super) fn new(kind: QueueKind, known: Arc<dyn KnownObjects<K>>, transform: Option<TransformFn<K>>) -> Self {
         match kind {
-            QueueKind::RealFifo => {
-                let mut options = RealFifoOptions::new(known);
+            QueueKind::RealFifo | QueueKind::RealFifoPerObject => {
+                let mut options = RealFifoOptions::new(known).atomic_events(kind == QueueKind::RealFifo);
                 if let Some(t) = transform {
                     options = options.transform(t);
                 }
@@ -86,10 +96,14 @@ impl<K: Object + Send + Sync + 'static> InformerQueue<K> {
         match self {
             InformerQueue::Real(q) => {
                 let popped = q
-                    .pop_batch(|changes, initial| {
+                    .pop_batch(|entries, initial| {
                         let mut core = core.lock();
-                        for change in changes {
-                            core.apply(&change.key, &change.delta, initial);
+                        for entry in entries {
+                            match entry {
+                                Entry::Change(change) => core.apply(&change.key, &change.delta, initial),
+                                Entry::ReplacedAll(all) => core.apply_replaced_all(all, initial),
+                                Entry::SyncAll => core.apply_sync_all(),
+                            }
                         }
                     })
                     .await;

@@ -4,6 +4,8 @@ use std::sync::atomic::AtomicUsize;
 use parking_lot::Mutex as PlMutex;
 
 use super::*;
+
+mod atomic;
 use crate::cache::list_watch::scripted::{Scripted, api_error, page};
 use crate::cache::reflector::BackoffConfig;
 use crate::cache::store::{IndexFn, Indexers};
@@ -38,8 +40,8 @@ fn informer_on(kind: QueueKind, lw: &Arc<Scripted<Pod>>, resync: Duration) -> Sh
         .unwrap()
 }
 
-/// Both queues, for the cases where their semantics agree.
-const BOTH: [QueueKind; 2] = [QueueKind::RealFifo, QueueKind::DeltaFifo];
+/// Every queue, for the cases where their semantics agree.
+const EVERY_KIND: [QueueKind; 3] = [QueueKind::RealFifo, QueueKind::RealFifoPerObject, QueueKind::DeltaFifo];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Ev {
@@ -96,6 +98,12 @@ async fn delivers_adds_updates_deletes_and_relist_tombstones() {
     // hands it over in the order it came, after "b"'s add...
     delivers_on(
         QueueKind::RealFifo,
+        [Ev::Add("a".into(), true), Ev::Add("b".into(), true), Ev::Update("a".into(), "1".into(), "11".into())],
+    )
+    .await;
+    // (The same with a relist as a change per object.)
+    delivers_on(
+        QueueKind::RealFifoPerObject,
         [Ev::Add("a".into(), true), Ev::Add("b".into(), true), Ev::Update("a".into(), "1".into(), "11".into())],
     )
     .await;
@@ -249,7 +257,7 @@ async fn a_blocked_handler_stalls_neither_other_handlers_nor_the_cache() {
 
 #[tokio::test(start_paused = true)]
 async fn a_late_handler_first_gets_the_current_objects_as_adds() {
-    for kind in BOTH {
+    for kind in EVERY_KIND {
         a_late_handler_first_gets_the_current_objects_as_adds_on(kind).await;
     }
 }
@@ -279,7 +287,7 @@ async fn a_late_handler_first_gets_the_current_objects_as_adds_on(kind: QueueKin
 
 #[tokio::test(start_paused = true)]
 async fn resyncs_reach_only_handlers_whose_period_is_due() {
-    for kind in BOTH {
+    for kind in EVERY_KIND {
         resyncs_reach_only_handlers_whose_period_is_due_on(kind).await;
     }
 }
@@ -311,7 +319,7 @@ async fn resyncs_reach_only_handlers_whose_period_is_due_on(kind: QueueKind) {
 
 #[tokio::test(start_paused = true)]
 async fn an_empty_initial_list_is_synced_and_waiting_honours_cancel() {
-    for kind in BOTH {
+    for kind in EVERY_KIND {
         an_empty_initial_list_is_synced_and_waiting_honours_cancel_on(kind).await;
     }
 }
@@ -484,7 +492,7 @@ async fn by_default_watch_list_is_tried_and_a_rejection_falls_back_to_list() {
 
 #[tokio::test(start_paused = true)]
 async fn a_watch_list_informer_syncs_at_the_initial_events_end_bookmark() {
-    for kind in BOTH {
+    for kind in EVERY_KIND {
         a_watch_list_informer_syncs_at_the_initial_events_end_bookmark_on(kind).await;
     }
 }

@@ -1,6 +1,9 @@
 //! The cases of client-go's own RealFIFO tests
 //! (`k8s.io/client-go/tools/cache/the_real_fifo_test.go`, v0.35), as tables
-//! of ours. Each test names the upstream function it follows.
+//! of ours. Each test names the upstream function it follows. Those cases
+//! are of the queue without atomic events (client-go before 1.36); the
+//! ones v0.37 added for atomic events (the `AtomicFIFO` gate, our default)
+//! come last.
 //!
 //! Upstream objects are `testFifoObject{name, val}` keyed by name; here they
 //! are cluster-scoped test pods (key = name) with `val` in `node`, as in the
@@ -16,7 +19,17 @@ use crate::cache::fifo_test_support::a_relist_racing_a_pop_keeps_the_deletion;
 use crate::cache::fifo_test_support::{Literal, obj, show as show_delta, two_producers_keep_their_order};
 use crate::testing::Pod;
 
+/// A queue without atomic events, as upstream's v0.35 cases expect.
 fn fifo(known: Vec<Arc<Pod>>) -> RealFifo<Pod> {
+    RealFifo::new(per_object(known))
+}
+
+fn per_object(known: Vec<Arc<Pod>>) -> RealFifoOptions<Pod> {
+    RealFifoOptions::new(Arc::new(Literal(known))).atomic_events(false)
+}
+
+/// A queue with atomic events (the default).
+fn atomic_fifo(known: Vec<Arc<Pod>>) -> RealFifo<Pod> {
     RealFifo::new(RealFifoOptions::new(Arc::new(Literal(known))))
 }
 
@@ -24,13 +37,28 @@ fn known3() -> Vec<Arc<Pod>> {
     vec![obj("foo", 5), obj("bar", 6), obj("baz", 7)]
 }
 
-/// A change as text: `Added foo=10`, `Deleted tombstone(bar, bar=6)`.
-fn show(c: &Change<Pod>) -> String {
-    show_delta(&c.delta)
+/// An entry as text: `Added foo=10`, `Deleted tombstone(bar, bar=6)`,
+/// `ReplacedAll@20 [foo=15]`, `SyncAll`.
+fn show(e: &Entry<Pod>) -> String {
+    match e {
+        Entry::Change(c) => show_delta(&c.delta),
+        Entry::ReplacedAll(all) => {
+            let objects: Vec<_> = all
+                .objects
+                .iter()
+                .map(|(key, p)| {
+                    assert_eq!(**key, *p.metadata.name.as_deref().unwrap(), "the key of the object");
+                    format!("{key}={}", p.node)
+                })
+                .collect();
+            format!("ReplacedAll@{} [{}]", all.resource_version, objects.join(", "))
+        }
+        Entry::SyncAll => "SyncAll".to_owned(),
+    }
 }
 
 /// Upstream's `Pop(f)`, with whether the change belongs to the first list.
-async fn pop_raw(f: &RealFifo<Pod>) -> (Change<Pod>, bool) {
+async fn pop_raw(f: &RealFifo<Pod>) -> (Entry<Pod>, bool) {
     let mut initial = false;
     let popped = tokio::time::timeout(Duration::from_secs(5), f.pop(|_, i| initial = i))
         .await
@@ -46,7 +74,7 @@ async fn pop(f: &RealFifo<Pod>) -> String {
 /// The `val` of the next change's object.
 async fn pop_val(f: &RealFifo<Pod>) -> String {
     let (c, _) = pop_raw(f).await;
-    c.delta.object.object().map(|p| p.node.clone()).unwrap_or_default()
+    c.change().expect("a change").delta.object.object().map(|p| p.node.clone()).unwrap_or_default()
 }
 
 async fn expect_pops(f: &RealFifo<Pod>, expected: &[&str], case: &str) {
@@ -157,7 +185,7 @@ async fn add_update_delete_are_all_delivered() {
 fn transformer_runs_once_per_object() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counted = Arc::clone(&calls);
-    let f = RealFifo::new(RealFifoOptions::new(Arc::new(Literal(vec![]))).transform(Arc::new(move |p: &mut Pod| {
+    let f = RealFifo::new(per_object(vec![]).transform(Arc::new(move |p: &mut Pod| {
         counted.fetch_add(1, Ordering::Relaxed);
         p.node.push('x');
     })));
@@ -488,7 +516,7 @@ async fn pop_multiple_deltas_in_batch() {
     ];
     for (case, listed, updated, batch_size, want) in table {
         let listed: Vec<_> = listed.into_iter().map(o).collect();
-        let f = RealFifo::new(RealFifoOptions::new(Arc::new(Literal(listed.clone()))).batch_size(batch_size));
+        let f = RealFifo::new(per_object(listed.clone()).batch_size(batch_size));
         f.replace(listed.clone(), "");
         for n in updated {
             f.update(o(n));
@@ -533,5 +561,216 @@ async fn a_relist_is_reached_once_its_changes_are_popped() {
 /// which this checks the queue does too.
 #[tokio::test]
 async fn relist_racing_a_pop_keeps_the_deletion() {
-    a_relist_racing_a_pop_keeps_the_deletion(|known| RealFifo::new(RealFifoOptions::new(known))).await;
+    a_relist_racing_a_pop_keeps_the_deletion(|known| {
+        RealFifo::new(RealFifoOptions::new(known).atomic_events(false))
+    })
+    .await;
+}
+
+// The cases client-go v0.37 added for atomic events (our default).
+
+// TestRealFIFO_ReplaceAtomic. Upstream's bookmark case queues a bookmark
+// entry; ours is no entry but a resourceVersion reached in order, checked
+// here with `take_reached_list`.
+#[tokio::test]
+async fn replace_atomic() {
+    type Ops = fn(&RealFifo<Pod>);
+    // (case, operations, entries popped, version reached before popping,
+    // version reached once all are popped)
+    type Case<'a> = (&'a str, Ops, &'a [&'a str], Option<&'a str>, &'a str);
+    let table: &[Case] = &[
+        ("Base replace", |f| f.replace(vec![], "123"), &["ReplacedAll@123 []"], None, "123"),
+        (
+            "Added object exists in deltas on Atomic Replace",
+            |f| {
+                f.add(obj("foo", 2));
+                f.replace(vec![], "123");
+            },
+            &["Added foo=2", "ReplacedAll@123 []"],
+            None,
+            "123",
+        ),
+        (
+            "Multiple replaces run in order",
+            |f| {
+                f.add(obj("foo", 2));
+                f.replace(vec![obj("foo", 2)], "10");
+                f.replace(vec![obj("foo", 2)], "20");
+                f.replace(vec![], "56");
+            },
+            &["Added foo=2", "ReplacedAll@10 [foo=2]", "ReplacedAll@20 [foo=2]", "ReplacedAll@56 []"],
+            None,
+            "56",
+        ),
+        (
+            "Bookmark object should not be included in Replace",
+            |f| {
+                f.bookmark("123");
+                f.replace(vec![], "1234");
+            },
+            &["ReplacedAll@1234 []"],
+            Some("123"),
+            "1234",
+        ),
+    ];
+    for (case, ops, want, before, after) in table {
+        // An atomic relist does not read the known objects: these would
+        // otherwise give tombstones.
+        let f = atomic_fifo(known3());
+        ops(&f);
+        assert_eq!(f.take_reached_list().as_deref(), *before, "{case}: reached before popping");
+        expect_pops(&f, want, case).await;
+        assert_eq!(f.take_reached_list().as_deref(), Some(*after), "{case}: reached once popped");
+    }
+}
+
+// TestRealFIFO_ReplaceAtomicPop: an add, then a relist of the same key, are
+// popped as two entries, the relist whole; nothing else comes.
+#[tokio::test]
+async fn replace_atomic_pop() {
+    let f = atomic_fifo(vec![]);
+    f.add(obj("foo", 10));
+    f.replace(vec![obj("foo", 15)], "20");
+    assert_eq!(pop(&f).await, "Added foo=10");
+    assert_eq!(pop(&f).await, "ReplacedAll@20 [foo=15]");
+    let more = tokio::time::timeout(Duration::from_millis(50), f.pop(|_, _| {})).await;
+    assert!(more.is_err(), "a third entry was popped");
+    assert!(f.is_empty(), "item did not get removed");
+    f.close();
+    assert!(matches!(f.pop(|_, _| {}).await, Err(Error::Closed)));
+}
+
+// TestRealFIFO_ResyncAtomic: a resync is one entry, after what came before,
+// whatever the known objects.
+#[tokio::test]
+async fn resync_atomic() {
+    type Ops = fn(&RealFifo<Pod>);
+    let table: &[(&str, Ops, &[&str])] = &[
+        ("Base resync", |f| f.resync(), &["SyncAll"]),
+        (
+            "Added object exists in deltas on Atomic Resync",
+            |f| {
+                f.add(obj("foo", 2));
+                f.resync();
+            },
+            &["Added foo=2", "SyncAll"],
+        ),
+    ];
+    for (case, ops, want) in table {
+        let f = atomic_fifo(known3());
+        ops(&f);
+        expect_pops(&f, want, case).await;
+    }
+}
+
+/// Ours: a relist or resync entry is a batch of its own, and the first
+/// list's entries are batched apart from later ones.
+#[tokio::test]
+async fn atomic_entries_are_popped_alone() {
+    let f = atomic_fifo(vec![]);
+    f.replace(vec![obj("a", 1), obj("b", 2)], "5");
+    f.add(obj("c", 3));
+    f.add(obj("d", 4));
+    f.replace(vec![obj("c", 3)], "7");
+    f.resync();
+    f.resync();
+    f.update(obj("c", 5));
+    let mut batches = Vec::new();
+    while !f.is_empty() {
+        let popped = f.pop_batch(|entries, initial| (entries.iter().map(show).collect::<Vec<_>>(), initial));
+        batches.push(popped.await.unwrap());
+    }
+    let batch = |entries: &[&str], initial| (entries.iter().map(|e| (*e).to_owned()).collect::<Vec<_>>(), initial);
+    assert_eq!(
+        batches,
+        [
+            batch(&["ReplacedAll@5 [a=1, b=2]"], true),
+            batch(&["Added c=3", "Added d=4"], false),
+            batch(&["ReplacedAll@7 [c=3]"], false),
+            batch(&["SyncAll"], false),
+            batch(&["SyncAll"], false),
+            batch(&["Updated c=5"], false),
+        ]
+    );
+}
+
+/// Ours, after `TestRealFIFO_HasSynced`: with atomic events the first list
+/// is one entry, so the queue has synced once it is popped, an empty list
+/// too.
+#[tokio::test]
+async fn has_synced_atomic() {
+    type Step = fn(&RealFifo<Pod>) -> bool;
+    let pop: Step = |_| true;
+    let table: Vec<(&str, Vec<Step>, bool)> = vec![
+        ("nothing", vec![], false),
+        (
+            "an add",
+            vec![|f| {
+                f.add(obj("a", 1));
+                false
+            }],
+            true,
+        ),
+        (
+            "an empty list, not popped",
+            vec![|f| {
+                f.replace(vec![], "0");
+                false
+            }],
+            false,
+        ),
+        (
+            "an empty list, popped",
+            vec![
+                |f| {
+                    f.replace(vec![], "0");
+                    false
+                },
+                pop,
+            ],
+            true,
+        ),
+        (
+            "two objects listed, popped at once",
+            vec![
+                |f| {
+                    f.replace(vec![obj("a", 1), obj("b", 2)], "0");
+                    false
+                },
+                pop,
+            ],
+            true,
+        ),
+        // As upstream: an add before any list populates the queue.
+        (
+            "an add, then a list",
+            vec![|f| {
+                f.add(obj("a", 1));
+                f.replace(vec![obj("a", 1)], "0");
+                false
+            }],
+            true,
+        ),
+    ];
+    for (case, steps, want) in table {
+        let f = atomic_fifo(vec![]);
+        for step in steps {
+            if step(&f) {
+                let (_, initial) = pop_raw(&f).await;
+                assert!(initial, "{case}: popped from the first list");
+            }
+        }
+        assert_eq!(f.has_synced(), want, "{case}");
+    }
+}
+
+/// Ours: a relist's objects are transformed once, as they are queued; the
+/// entry's keys are theirs.
+#[test]
+fn replace_atomic_transforms_the_listed_objects() {
+    let f = RealFifo::new(RealFifoOptions::new(Arc::new(Literal(vec![]))).transform(Arc::new(|p: &mut Pod| {
+        p.node.push('x');
+    })));
+    f.replace(vec![obj("foo", 1), obj("bar", 2)], "3");
+    assert_eq!(items(&f), ["ReplacedAll@3 [foo=1x, bar=2x]"]);
 }
