@@ -164,6 +164,10 @@ impl Proxy {
         config.cluster_url = format!("https://{}", self.addr).parse().unwrap();
         config.qps = qps;
         config.burst = burst;
+        // Cuts are placed at byte counts of what the apiserver sends, sized
+        // for its objects as they are: compressed, the same list would be a
+        // fraction of those bytes and no cut would land inside it.
+        config.disable_compression = true;
         Client::new(config).unwrap()
     }
 }
