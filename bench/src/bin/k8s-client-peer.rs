@@ -14,14 +14,17 @@ use k8s_client::api::core::v1::{Pod, PodList};
 use k8s_client::informers::SharedInformerFactory;
 use k8s_client::prelude::*;
 use k8s_client_bench::{LATENCY_ANNOTATION, Latencies, cpu_seconds, free_unused_heap, rss_kib, unix_nanos};
-use k8s_client_runtime::cache::{QueueKind, ResourceEventHandlerFuncs};
+use k8s_client_runtime::cache::{PrometheusInformerMetrics, QueueKind, ResourceEventHandlerFuncs};
 use k8s_client_runtime::config::{Config, ContentType, KubeconfigOptions};
+use k8s_client_runtime::controller::prometheus::Registry;
 use k8s_client_runtime::metadata::MetadataInformerFactory;
 use k8s_client_runtime::protobuf::DecodeProto as _;
 use k8s_client_runtime::rest::Client;
+use k8s_client_runtime::rest::metrics::PrometheusRequestMetrics;
 use k8s_client_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
 use k8s_client_runtime::{DynamicResource, ErrorChain};
 use serde_json::json;
+use tracing_subscriber::layer::{Context, SubscriberExt as _};
 
 // Counts the heap the `decode` workload keeps (on its one thread); the
 // system allocator underneath, as for the other Rust program.
@@ -64,6 +67,9 @@ enum Workload {
         /// `PartialObjectMetadata`).
         #[arg(long)]
         metadata: bool,
+        /// Request and informer metrics and request spans on ([`Observed`]).
+        #[arg(long)]
+        observe: bool,
     },
     /// A synced pod informer with one update handler, measuring write-to-handler latency.
     Churn {
@@ -76,6 +82,9 @@ enum Workload {
         /// The informer's queue.
         #[arg(long, value_enum, default_value_t = Queue::RealFifo)]
         queue: Queue,
+        /// Request and informer metrics and request spans on ([`Observed`]).
+        #[arg(long)]
+        observe: bool,
     },
     /// Add, get, forget and done `items` keys through a rate-limiting queue,
     /// `rounds` times (each with a new queue) after one warm-up.
@@ -115,11 +124,13 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.workload {
         Workload::Decode { file, rounds } => decode(&file, rounds),
-        Workload::Sync { kubeconfig, expect, drop_managed_fields: _, json, queue, metadata } => {
-            runtime().block_on(sync(&kubeconfig, expect, json, queue.kind(), metadata))
+        Workload::Sync { kubeconfig, expect, drop_managed_fields: _, json, queue, metadata, observe } => {
+            let observed = observe.then(Observed::install);
+            runtime().block_on(sync(&kubeconfig, expect, json, queue.kind(), metadata, observed.as_ref()))
         }
-        Workload::Churn { kubeconfig, expect, duration, queue } => {
-            runtime().block_on(churn(&kubeconfig, expect, duration, queue.kind()))
+        Workload::Churn { kubeconfig, expect, duration, queue, observe } => {
+            let observed = observe.then(Observed::install);
+            runtime().block_on(churn(&kubeconfig, expect, duration, queue.kind(), observed.as_ref()))
         }
         Workload::Workqueue { workers, items, rounds } => runtime().block_on(workqueue(workers, items, rounds)),
     };
@@ -173,7 +184,40 @@ fn decode(file: &PathBuf, rounds: usize) -> Result<serde_json::Value, Failure> {
     }))
 }
 
-fn client(kubeconfig: &PathBuf, json: bool) -> Result<Client, Failure> {
+/// What a production controller turns on (`--observe`): client-go's
+/// request and informer metrics in a Prometheus registry, and a subscriber
+/// that takes every request span (counting them, as an exporter would
+/// take them).
+struct Observed {
+    registry: Registry,
+    spans: Arc<AtomicUsize>,
+}
+
+struct CountSpans(Arc<AtomicUsize>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for CountSpans {
+    fn on_new_span(&self, _: &tracing::span::Attributes<'_>, _: &tracing::span::Id, _: Context<'_, S>) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl Observed {
+    fn install() -> Observed {
+        let spans = Arc::new(AtomicUsize::new(0));
+        let subscriber = tracing_subscriber::registry().with(CountSpans(Arc::clone(&spans)));
+        if tracing::subscriber::set_global_default(subscriber).is_err() {
+            eprintln!("k8s-client-peer: a subscriber was already installed");
+        }
+        Observed { registry: Registry::new(), spans }
+    }
+
+    fn figures(&self, figures: &mut serde_json::Value) {
+        figures["spans"] = json!(self.spans.load(Ordering::Relaxed));
+        figures["metric_families"] = json!(self.registry.gather().len());
+    }
+}
+
+fn client(kubeconfig: &PathBuf, json: bool, observed: Option<&Observed>) -> Result<Client, Failure> {
     let mut config = Config::from_kubeconfig_file(kubeconfig, &KubeconfigOptions::default())?;
     if json {
         config.content_type = ContentType::Json;
@@ -181,7 +225,11 @@ fn client(kubeconfig: &PathBuf, json: bool) -> Result<Client, Failure> {
     // As high as the other programs': the apiserver, not client throttling, is measured.
     config.qps = 1000.0;
     config.burst = 2000;
-    Ok(Client::new(config)?)
+    let mut builder = Client::builder(config);
+    if let Some(observed) = observed {
+        builder = builder.metrics(PrometheusRequestMetrics::new(&observed.registry)?);
+    }
+    Ok(builder.build()?)
 }
 
 /// Starts a pod informer over all namespaces and waits until it is synced
@@ -192,8 +240,13 @@ async fn synced_informer(
     json: bool,
     queue: QueueKind,
     on_update: Option<OnUpdate>,
+    observed: Option<&Observed>,
 ) -> Result<(SharedInformerFactory, Duration, u64), Failure> {
-    let factory = SharedInformerFactory::builder(client(kubeconfig, json)?).queue(queue).build();
+    let mut factory = SharedInformerFactory::builder(client(kubeconfig, json, observed)?).queue(queue);
+    if let Some(observed) = observed {
+        factory = factory.metrics("k8s-client-peer", PrometheusInformerMetrics::new(&observed.registry)?);
+    }
+    let factory = factory.build();
     let informer = factory.core_v1().pods().informer();
     if let Some(on_update) = on_update {
         informer
@@ -224,7 +277,7 @@ async fn synced_metadata_informer(
     queue: QueueKind,
 ) -> Result<(SharedInformerFactory, Duration, u64), Failure> {
     let factory = MetadataInformerFactory::with_factory(
-        SharedInformerFactory::builder(client(kubeconfig, json)?).queue(queue).build(),
+        SharedInformerFactory::builder(client(kubeconfig, json, None)?).queue(queue).build(),
     );
     let informer = factory.for_resource(&DynamicResource::of::<Pod>());
     let (rss_before, _) = rss_kib();
@@ -247,15 +300,16 @@ async fn sync(
     json: bool,
     queue: QueueKind,
     metadata: bool,
+    observed: Option<&Observed>,
 ) -> Result<serde_json::Value, Failure> {
     let (factory, synced, rss_before) = if metadata {
         synced_metadata_informer(kubeconfig, expect, json, queue).await?
     } else {
-        synced_informer(kubeconfig, expect, json, queue, None).await?
+        synced_informer(kubeconfig, expect, json, queue, None, observed).await?
     };
     free_unused_heap();
     let (rss_after, peak) = rss_kib();
-    let figures = json!({
+    let mut figures = json!({
         "workload": "sync",
         "pods": expect,
         "synced_s": synced.as_secs_f64(),
@@ -264,6 +318,9 @@ async fn sync(
         "peak_rss_kib": peak,
         "rss_per_pod_bytes": (rss_after as f64 - rss_before as f64) * 1024.0 / expect.max(1) as f64,
     });
+    if let Some(observed) = observed {
+        observed.figures(&mut figures);
+    }
     factory.shutdown();
     Ok(figures)
 }
@@ -273,6 +330,7 @@ async fn churn(
     expect: usize,
     duration: f64,
     queue: QueueKind,
+    observed: Option<&Observed>,
 ) -> Result<serde_json::Value, Failure> {
     let latencies = Arc::new(Latencies::default());
     let record = latencies.clone();
@@ -282,7 +340,8 @@ async fn churn(
             record.record(unix_nanos().saturating_sub(written));
         }
     };
-    let (factory, _, _) = synced_informer(kubeconfig, expect, false, queue, Some(Box::new(on_update))).await?;
+    let (factory, _, _) =
+        synced_informer(kubeconfig, expect, false, queue, Some(Box::new(on_update)), observed).await?;
     latencies.clear();
     let cpu_before = cpu_seconds();
     println!("ready");
@@ -291,14 +350,18 @@ async fn churn(
     let cpu = cpu_seconds() - cpu_before;
     factory.shutdown();
     let (events, p50, p99) = latencies.summary();
-    Ok(json!({
+    let mut figures = json!({
         "workload": "churn",
         "events": events,
         "events_per_s": events as f64 / duration,
         "p50_ms": p50,
         "p99_ms": p99,
         "cpu_s": cpu,
-    }))
+    });
+    if let Some(observed) = observed {
+        observed.figures(&mut figures);
+    }
+    Ok(figures)
 }
 
 /// The median of `rounds` timed rounds of [`workqueue_round`] after one

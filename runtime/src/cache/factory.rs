@@ -19,6 +19,7 @@ use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::informer::{HasSynced, OnPanic, QueueKind, SharedIndexInformer, wait_for_cache_sync};
+use super::informer::metrics::{InformerId, InformerMetricsProvider};
 use super::list_watch::{FilteredListWatch, TweakListOptions};
 use super::lister::Lister;
 use super::reflector::ReflectorCounters;
@@ -95,9 +96,20 @@ pub struct FactoryBuilder {
     keep_managed_fields: bool,
     queue: QueueKind,
     on_panic: OnPanic,
+    metrics: Option<(String, Arc<dyn InformerMetricsProvider>)>,
 }
 
 impl FactoryBuilder {
+    /// Reports every informer's queue, processing time and cache version
+    /// to `provider` ([`metrics`](super::informer::metrics)), under `name`
+    /// and the informer's resource (client-go's `WithInformerName`).
+    #[must_use]
+    #[doc(alias = "WithInformerName")]
+    pub fn metrics(mut self, name: impl Into<String>, provider: impl InformerMetricsProvider + 'static) -> Self {
+        self.metrics = Some((name.into(), Arc::new(provider)));
+        self
+    }
+
     /// What every informer does when code it runs (a transform, an index
     /// or key function) panics ([`OnPanic`]; default: that informer stops
     /// and is reported failed, by [`SharedInformerFactory::failures`] and
@@ -217,6 +229,7 @@ impl SharedInformerFactory {
             keep_managed_fields: false,
             queue: QueueKind::default(),
             on_panic: OnPanic::default(),
+            metrics: None,
         }
     }
 
@@ -247,7 +260,7 @@ impl SharedInformerFactory {
         };
         let mut informers = self.inner.informers.lock();
         let entry = informers.entry(key.clone()).or_insert_with(|| {
-            let informer = self.new_informer(client_for(options.client.clone(), namespace.as_deref()));
+            let informer = self.new_informer(client_for(options.client.clone(), namespace.as_deref()), resource);
             let to_start = informer.clone();
             Entry {
                 resource: resource.clone(),
@@ -268,7 +281,11 @@ impl SharedInformerFactory {
         }
     }
 
-    fn new_informer<K: List + Watch>(&self, resources: ResourceClient<K>) -> SharedIndexInformer<K> {
+    fn new_informer<K: List + Watch>(
+        &self,
+        resources: ResourceClient<K>,
+        resource: &DynamicResource,
+    ) -> SharedIndexInformer<K> {
         let options = &self.inner.options;
         let transform = options
             .transform_for
@@ -287,6 +304,15 @@ impl SharedInformerFactory {
             SharedIndexInformer::builder(lw).resync_period(resync).queue(options.queue).on_panic(options.on_panic);
         if options.keep_managed_fields {
             builder = builder.keep_managed_fields();
+        }
+        if let Some((name, provider)) = &options.metrics {
+            let id = InformerId {
+                name: name.clone(),
+                group: resource.group.clone(),
+                version: resource.version.clone(),
+                resource: resource.plural.clone(),
+            };
+            builder = builder.metrics(provider, &id);
         }
         if let Some(transform) = transform {
             builder = builder.transform(move |obj| transform(obj));

@@ -64,12 +64,14 @@
 //! cache), [`HandlerRegistration::pending`] (a handler's notifications not
 //! yet handled) and the reflector's
 //! [`next_attempt_in`](super::ReflectorCounters::next_attempt_in) while it
-//! backs off.
+//! backs off. Its [`metrics`] report the same to Prometheus or elsewhere.
 
 mod atomic;
 mod failure;
 mod handler;
+pub mod metrics;
 mod processor;
+crate::cfg_feature!("metrics" => mod prometheus;);
 mod queue;
 mod registration;
 #[cfg(test)]
@@ -90,6 +92,8 @@ pub use self::failure::OnPanic;
 #[cfg(feature = "controller")]
 pub(crate) use self::failure::panic_message;
 pub use self::handler::{EnqueueKeys, FilteringResourceEventHandler, ResourceEventHandler, ResourceEventHandlerFuncs};
+use self::metrics::{InformerId, InformerMetrics, InformerMetricsProvider};
+crate::cfg_feature!("metrics" => pub use self::prometheus::PrometheusInformerMetrics;);
 use self::processor::{MINIMUM_RESYNC_PERIOD, Notification, Processor};
 use self::queue::InformerQueue;
 pub use self::queue::QueueKind;
@@ -262,6 +266,7 @@ struct Inner<K> {
     on_panic: OnPanic,
     /// The message of the panic that stopped the informer.
     failure: Mutex<Option<String>>,
+    metrics: Option<InformerMetrics>,
 }
 
 /// A shared, indexed cache of one kind with change notifications
@@ -298,9 +303,18 @@ pub struct InformerBuilder<K> {
     reflector: ReflectorOptions,
     error_handler: Option<WatchErrorHandler>,
     on_panic: OnPanic,
+    metrics: Option<InformerMetrics>,
 }
 
 impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
+    /// Reports the informer's queue, processing time and cache version to
+    /// `provider`, as `id` ([`metrics`]).
+    #[must_use]
+    pub fn metrics(mut self, provider: &Arc<dyn InformerMetricsProvider>, id: &InformerId) -> Self {
+        self.metrics = Some(InformerMetrics::new(provider, id));
+        self
+    }
+
     /// What to do when a transform, an index or key function or the watch
     /// error handler panics (default [`OnPanic::Fail`]: stop this informer
     /// and report it failed).
@@ -418,6 +432,7 @@ impl<K: Object + Send + Sync + 'static> InformerBuilder<K> {
                 state: Mutex::new(RunState::NotStarted),
                 on_panic: self.on_panic,
                 failure: Mutex::new(None),
+                metrics: self.metrics,
             }),
         }
     }
@@ -440,6 +455,7 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
             },
             error_handler: None,
             on_panic: OnPanic::default(),
+            metrics: None,
         }
     }
 
@@ -705,9 +721,10 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
             let replaced = inner.replaced.notified();
             tokio::pin!(replaced);
             loop {
+                let latency = inner.metrics.as_ref().map(|m| &*m.processing_latency);
                 let popped = tokio::select! {
                     biased;
-                    r = inner.queue.pop_into(&inner.core) => Some(r),
+                    r = inner.queue.pop_into(&inner.core, latency) => Some(r),
                     () = &mut replaced => {
                         replaced.set(inner.replaced.notified());
                         None
@@ -720,6 +737,10 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
                 // its resourceVersion (an empty list has nothing to pop).
                 if let Some(rv) = inner.queue.take_reached_list() {
                     inner.core.lock().advance_store_rv(Some(&rv));
+                }
+                if let Some(metrics) = &inner.metrics {
+                    metrics.queued_items.set(inner.queue.len() as f64);
+                    metrics.resource_version(&inner.store_rv.lock());
                 }
                 // Checked here, between pops, so "synced" never shows while
                 // the last initial item is still being applied.

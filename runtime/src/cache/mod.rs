@@ -67,6 +67,8 @@ pub use informer::{
     EnqueueKeys, FilteringResourceEventHandler, HandlerOptions, HandlerRegistration, HasSynced, InformerBuilder,
     OnPanic, QueueKind, ResourceEventHandler, ResourceEventHandlerFuncs, SharedIndexInformer, wait_for_cache_sync,
 };
+crate::cfg_feature!("metrics" => pub use informer::PrometheusInformerMetrics;);
+pub use informer::metrics::{InformerId, InformerMetricsProvider};
 pub use list_watch::{FilteredListWatch, ListWatch, TweakListOptions};
 pub use lister::{Lister, NamespaceLister};
 pub use real_fifo::{Change, Entry, RealFifo, RealFifoOptions, ReplacedAll};

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::StreamExt as _;
@@ -14,10 +14,14 @@ use http::header::{HeaderMap, HeaderName, HeaderValue};
 use http::{Method, StatusCode};
 use http_body_util::{BodyExt as _, Full};
 use percent_encoding::AsciiSet;
+use tracing::Instrument as _;
+use tracing::field::Empty;
 
+use super::builder::{ClientBuilder, Extras, TransportRequest, TransportService};
 use super::connect::{Connector, InMemoryDial};
 use super::error::{Error, Status};
 use super::limiter::RateLimiter;
+use super::metrics::{Attempt, NO_ANSWER, RequestMetrics, path_template};
 use super::pool::{Body, NoHttp2, Pool};
 use super::watch::ByteStream;
 use crate::ErrorChain;
@@ -41,8 +45,12 @@ pub struct Client {
 }
 
 pub(super) struct Inner {
-    /// Replaced by a fresh pool when the certificates change.
-    pool: parking_lot::RwLock<Arc<Pool>>,
+    /// Replaced by a fresh pool when the certificates change; shared with
+    /// the innermost service of `transport`.
+    pool: Arc<parking_lot::RwLock<Arc<Pool>>>,
+    /// The pool inside the builder's layers, if it was given any.
+    transport: Option<TransportService>,
+    metrics: Option<Arc<dyn RequestMetrics>>,
     connector: Connector,
     tls: Arc<TlsSource>,
     /// The exec plugin's certificate generation the pool was built for.
@@ -102,7 +110,13 @@ fn header_value(what: &str, v: &str) -> Result<HeaderValue, Error> {
 impl Client {
     /// A client for `config`. Needs no runtime to build; requests need tokio.
     pub fn new(config: Config) -> Result<Client, Error> {
-        Client::build(config, None)
+        Client::build(config, None, Extras::default())
+    }
+
+    /// A builder for a client with request metrics or layers around its
+    /// transport.
+    pub fn builder(config: Config) -> ClientBuilder {
+        ClientBuilder::new(config)
     }
 
     /// A client whose connections are in-memory pipes opened by `dial`
@@ -117,14 +131,14 @@ impl Client {
         // No certificate is ever checked; this skips loading the system's.
         config.insecure_skip_tls_verify = true;
         config.user_agent = "k8s-client-runtime-fake".into();
-        match Client::build(config, Some(dial)) {
+        match Client::build(config, Some(dial), Extras::default()) {
             Ok(client) => client,
             // Nothing in this configuration can be refused.
             Err(e) => unreachable!("in-memory client configuration refused: {e}"),
         }
     }
 
-    fn build(config: Config, in_memory: Option<InMemoryDial>) -> Result<Client, Error> {
+    pub(super) fn build(config: Config, in_memory: Option<InMemoryDial>, extras: Extras) -> Result<Client, Error> {
         let auth = Authenticator::new(&config).map_err(config_err)?;
         let tls = Arc::new(TlsSource::new(&config, &auth).map_err(config_err)?);
         let server_name = match &config.tls_server_name {
@@ -137,7 +151,14 @@ impl Client {
         connector.in_memory = in_memory;
         let url = &config.cluster_url;
         let scheme = url.scheme_str().unwrap_or("https").to_owned();
-        let pool = Arc::new(Pool::new(&connector, scheme == "https"));
+        let pool = Arc::new(parking_lot::RwLock::new(Arc::new(Pool::new(&connector, scheme == "https"))));
+        let transport = extras.wrap(|| {
+            let pool = Arc::clone(&pool);
+            TransportService::new(tower::service_fn(move |request: TransportRequest| {
+                let pool = Arc::clone(&pool.read());
+                async move { pool.send(request).await.map_err(tower::BoxError::from) }
+            }))
+        });
         let authority = url.authority().map(|a| a.as_str().to_owned()).ok_or_else(|| Error::InvalidRequest {
             what: "cluster URL".into(),
             message: format!("{url} has no host"),
@@ -174,7 +195,9 @@ impl Client {
         let limiter = (config.qps > 0.0).then(|| RateLimiter::new(config.qps, config.burst));
         Ok(Client {
             inner: Arc::new(Inner {
-                pool: parking_lot::RwLock::new(pool),
+                pool,
+                transport,
+                metrics: extras.metrics,
                 connector,
                 tls_generation: AtomicU64::new(tls.generation()),
                 tls,
@@ -218,18 +241,45 @@ impl Client {
     }
 
     /// Sends with limiter, credentials and retries; returns a 2xx response
-    /// or the error the server gave.
+    /// or the error the server gave. Runs in a `request` span, and reports
+    /// to the client's [`RequestMetrics`] (see [`metrics`](super::metrics)).
     pub(super) async fn execute(&self, req: &Prepared) -> Result<http::Response<Body>, Error> {
+        let span = tracing::debug_span!(
+            "request",
+            otel.kind = "client",
+            http.request.method = %req.method,
+            url.template = %path_template(&req.path_and_query),
+            server.address = %self.inner.authority,
+            http.response.status_code = Empty,
+            http.request.resend_count = Empty,
+        );
+        self.attempts(req, span.clone()).instrument(span).await
+    }
+
+    async fn attempts(&self, req: &Prepared, span: tracing::Span) -> Result<http::Response<Body>, Error> {
         let inner = &*self.inner;
         let url = format!("{}://{}{}{}", inner.scheme, inner.authority, inner.base_path, req.path_and_query);
+        let metrics = inner.metrics.as_deref();
+        let (verb, host) = (req.method.as_str(), inner.authority.as_str());
+        let template = metrics.map(|_| path_template(&req.path_and_query));
         let mut retries = 0;
+        let retried = |code: &str, retries: u32| {
+            span.record("http.request.resend_count", retries);
+            if let Some(metrics) = metrics {
+                metrics.retry(verb, host, code);
+            }
+        };
         let mut reauthenticated = false;
         let mut fell_back = false;
         loop {
             // A watch's retries after a Retry-After wait in line (client-go's
             // retries are throttled too).
             if let Some(limiter) = inner.limiter.as_ref().filter(|_| !req.watch || retries > 0) {
+                let waiting = metrics.map(|_| Instant::now());
                 limiter.acquire().await;
+                if let (Some(metrics), Some(since)) = (metrics, waiting) {
+                    metrics.rate_limited(verb, host, since.elapsed());
+                }
             }
             let auth = inner.auth.authorization().await.map_err(Error::Auth)?;
             inner.tls.check_if_due();
@@ -244,24 +294,46 @@ impl Client {
             let request = builder
                 .body(Full::new(req.body.clone()))
                 .map_err(|e| Error::InvalidRequest { what: url.clone(), message: e.to_string() })?;
-            let pool = Arc::clone(&inner.pool.read());
-            let response = match pool.send(request).await {
+            let sent = metrics.map(|_| Instant::now());
+            let result = self.send(request).await;
+            if let (Some(metrics), Some(sent)) = (metrics, sent) {
+                let answer = result.as_ref().ok();
+                metrics.attempt(&Attempt {
+                    verb,
+                    host,
+                    path_template: template.as_deref().unwrap_or_default(),
+                    status: answer.map(|r| r.status().as_u16()),
+                    latency: sent.elapsed(),
+                    request_bytes: req.body.len(),
+                    response_bytes: answer.and_then(|r| content_length(r.headers())),
+                });
+            }
+            let response = match result {
                 Ok(r) => r,
                 // The pool switched to HTTP/1.1 for a server without HTTP/2.
-                Err(e) if !fell_back && is_no_http2(&e) => {
+                Err(SendError::Client(e)) if !fell_back && is_no_http2(&e) => {
                     fell_back = true;
                     continue;
                 }
-                Err(e) if req.method == Method::GET && retries < inner.max_retries && is_connection_reset(&e) => {
+                Err(SendError::Client(e))
+                    if req.method == Method::GET && retries < inner.max_retries && is_connection_reset(&e) =>
+                {
                     retries += 1;
+                    retried(NO_ANSWER, retries);
                     tracing::debug!(%url, error = %ErrorChain(&e), retries, "connection reset; retrying GET");
                     tokio::time::sleep(RESET_RETRY_DELAY).await;
                     continue;
                 }
-                Err(error) => return Err(Error::Transport { verb: req.method.to_string(), url, error }),
+                Err(SendError::Client(error)) => {
+                    return Err(Error::Transport { verb: req.method.to_string(), url, error });
+                }
+                Err(SendError::Layer(source)) => {
+                    return Err(Error::Layer { verb: req.method.to_string(), url, source });
+                }
             };
             report_warnings(&*inner.warnings, response.headers());
             let status = response.status();
+            span.record("http.response.status_code", status.as_u16());
             if status == StatusCode::UNAUTHORIZED && !reauthenticated && inner.auth.unauthorized(auth.as_ref()) {
                 reauthenticated = true;
                 tracing::debug!(%url, "401: refreshing credentials and retrying once");
@@ -272,6 +344,7 @@ impl Client {
                 && let Some(wait) = retry_after(response.headers())
             {
                 retries += 1;
+                retried(status.as_str(), retries);
                 tracing::debug!(%url, %status, ?wait, retries, "server asked to retry");
                 drop(response);
                 tokio::time::sleep(wait).await;
@@ -282,6 +355,20 @@ impl Client {
             }
             return Err(error_answer(response, req).await);
         }
+    }
+
+    /// One attempt: through the builder's layers if it was given any, else
+    /// straight to the pool.
+    async fn send(&self, request: TransportRequest) -> Result<http::Response<Body>, SendError> {
+        let Some(transport) = &self.inner.transport else {
+            let pool = Arc::clone(&self.inner.pool.read());
+            return pool.send(request).await.map_err(SendError::Client);
+        };
+        use tower::ServiceExt as _;
+        transport.clone().oneshot(request).await.map_err(|e| match e.downcast::<hyper_util::client::legacy::Error>() {
+            Ok(client) => SendError::Client(*client),
+            Err(other) => SendError::Layer(other),
+        })
     }
 
     /// The request of one attempt at `req`, to `uri`: the client's fixed
@@ -379,6 +466,18 @@ impl Client {
     pub fn connections(&self) -> Vec<usize> {
         self.inner.pool.read().lanes()
     }
+}
+
+/// Why an attempt got no response.
+enum SendError {
+    /// The client's own failure (connect, TLS, a reset, no HTTP/2).
+    Client(hyper_util::client::legacy::Error),
+    /// A failure a [`ClientBuilder::layer`] returned.
+    Layer(tower::BoxError),
+}
+
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(http::header::CONTENT_LENGTH)?.to_str().ok()?.parse().ok()
 }
 
 /// `Retry-After` in whole seconds, the only form the apiserver sends (and

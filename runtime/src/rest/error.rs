@@ -246,6 +246,18 @@ pub enum Error {
         /// causes' text is already in the message.
         error: hyper_util::client::legacy::Error,
     },
+    /// A layer around the transport ([`ClientBuilder::layer`](super::ClientBuilder::layer))
+    /// failed the request.
+    #[error("{verb} {url}: a transport layer failed")]
+    Layer {
+        /// The HTTP method.
+        verb: String,
+        /// The URL requested.
+        url: String,
+        /// What the layer returned.
+        #[source]
+        source: tower::BoxError,
+    },
     /// Reading the response body failed mid-way.
     #[error("reading response body")]
     Body(#[source] hyper::Error),

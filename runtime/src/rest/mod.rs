@@ -22,6 +22,10 @@
 //!   an HTTP/1.1 connection of its own with the client's TLS, proxy and
 //!   credentials.
 //!
+//! * [`ClientBuilder`] ([`Client::builder`]): a client with
+//!   [`metrics`] (client-go's `rest_client_*`) or tower layers around its
+//!   transport. Every request runs in a `request` tracing span.
+//!
 //! Every client applies a token-bucket rate limit (QPS 5, burst 10 unless
 //! configured) to every request but watches (as client-go), retries
 //! 429/5xx answers that carry `Retry-After` (at most [`MAX_RETRIES`]
@@ -58,6 +62,7 @@
 //! subresource calls, [`Client::request`], and every client when the
 //! configuration says [`ContentType::Json`].
 
+mod builder;
 mod client;
 mod connect;
 mod content;
@@ -65,6 +70,7 @@ mod error;
 mod gzip;
 mod limiter;
 pub mod logs;
+pub mod metrics;
 mod options;
 mod pool;
 crate::cfg_feature!("ws" => pub mod portforward;);
@@ -81,6 +87,7 @@ pub mod verbs;
 pub mod watch;
 
 pub use crate::config::ContentType;
+pub use builder::{ClientBuilder, TransportRequest, TransportService};
 pub use client::{Client, MAX_RETRIES};
 pub use connect::TLS_HANDSHAKE_TIMEOUT;
 pub use error::{ApplyConflict, Error, Status, StatusCause, StatusDetails};

@@ -223,7 +223,9 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             // Metadata only: ours, client-go's metadatainformer and kube-rs's
             // watcher of `PartialObjectMeta<Pod>`, all without managedFields
             // (ours drops them by default).
-            let variants: [(&Program, &[&str], &[&str]); 12] = [
+            // Ours with metrics and spans on, beside ours by default: their
+            // cost.
+            let variants: [(&Program, &[&str], &[&str]); 13] = [
                 (&ours, &["default", "managedFields dropped"], &[]),
                 (&ours, &["JSON", "JSON, managedFields dropped"], &["--json"]),
                 (&client_go, &["default"], &[]),
@@ -236,6 +238,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 (&ours, &["metadata only"], &["--metadata"]),
                 (&client_go, &["metadata only"], &["--metadata", "--drop-managed-fields"]),
                 (&kube_rs, &["metadata only"], &["--metadata", "--drop-managed-fields"]),
+                (&ours, &["metrics and spans"], &["--observe"]),
             ];
             for _ in 0..runs {
                 for (p, labels, flags) in variants {
@@ -258,8 +261,9 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             let duration = churn_seconds.to_string();
             for _ in 0..runs {
                 // (program, row, extra flags): ours also with the DeltaFIFO.
-                let variants: [(&Program, &str, &[&str]); 4] = [
+                let variants: [(&Program, &str, &[&str]); 5] = [
                     (&ours, "churn", &[]),
+                    (&ours, "churn, metrics and spans", &["--observe"]),
                     (&ours, "churn, DeltaFIFO", &["--queue", "delta-fifo"]),
                     (&client_go, "churn", &[]),
                     (&kube_rs, "churn", &[]),

@@ -13,6 +13,26 @@ use crate::cache::store::Key;
 use crate::object::Object;
 
 use super::Core;
+use super::metrics::HistogramMetric;
+
+/// Observes the seconds from its start to its drop: the time one pop's
+/// changes take to apply.
+struct Timer<'a> {
+    metric: &'a dyn HistogramMetric,
+    start: std::time::Instant,
+}
+
+impl<'a> Timer<'a> {
+    fn start(metric: &'a dyn HistogramMetric) -> Self {
+        Timer { metric, start: std::time::Instant::now() }
+    }
+}
+
+impl Drop for Timer<'_> {
+    fn drop(&mut self) {
+        self.metric.observe(self.start.elapsed().as_secs_f64());
+    }
+}
 
 /// Which queue an informer puts between its reflector and its cache.
 ///
@@ -92,11 +112,16 @@ impl<K: Object + Send + Sync + 'static> InformerQueue<K> {
     ///
     /// # Cancel safety
     /// Cancel safe: both queues remove and process within one poll.
-    pub(super) async fn pop_into(&self, core: &parking_lot::Mutex<Core<K>>) -> Result<(), Closed> {
+    pub(super) async fn pop_into(
+        &self,
+        core: &parking_lot::Mutex<Core<K>>,
+        latency: Option<&dyn HistogramMetric>,
+    ) -> Result<(), Closed> {
         match self {
             InformerQueue::Real(q) => {
                 let popped = q
                     .pop_batch(|entries, initial| {
+                        let _timer = latency.map(Timer::start);
                         let mut core = core.lock();
                         for entry in entries {
                             match entry {
@@ -115,6 +140,7 @@ impl<K: Object + Send + Sync + 'static> InformerQueue<K> {
             InformerQueue::Deltas(q) => {
                 let popped = q
                     .pop_keyed(|key, deltas, initial| {
+                        let _timer = latency.map(Timer::start);
                         let mut core = core.lock();
                         for delta in deltas {
                             core.apply(key, delta, initial);

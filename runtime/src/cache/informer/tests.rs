@@ -6,6 +6,7 @@ use parking_lot::Mutex as PlMutex;
 use super::*;
 
 mod atomic;
+mod metrics;
 use crate::cache::list_watch::scripted::{Scripted, api_error, page};
 use crate::cache::reflector::BackoffConfig;
 use crate::cache::store::{IndexFn, Indexers};

@@ -3,6 +3,7 @@
 //! about what a real apiserver does.
 
 mod client_tests;
+mod metrics_tests;
 pub(crate) mod proto_kind;
 mod protobuf_tests;
 mod resource_tests;
