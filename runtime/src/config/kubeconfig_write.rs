@@ -279,7 +279,7 @@ impl WritePlan<'_> {
             if !old.clusters.contains(entry) {
                 let target = self.target(|kc| kc.clusters.iter().any(|c| c.name == entry.name));
                 let mut entry = entry.clone();
-                relativize_cluster(&mut entry, &target);
+                relativize_cluster(&mut entry, &target, PathForm::Kubectl);
                 upsert(&mut self.file(&target).clusters, entry, |c| &c.name);
             }
         }
@@ -293,7 +293,7 @@ impl WritePlan<'_> {
             if !old.auth_infos.contains(entry) {
                 let target = self.target(|kc| kc.auth_infos.iter().any(|a| a.name == entry.name));
                 let mut entry = entry.clone();
-                relativize_user(&mut entry, &target);
+                relativize_user(&mut entry, &target, PathForm::Kubectl);
                 upsert(&mut self.file(&target).auth_infos, entry, |a| &a.name);
             }
         }
@@ -341,22 +341,32 @@ fn base_dir(file: &Path) -> PathBuf {
     std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned())
 }
 
-fn relativize_cluster(entry: &mut NamedCluster, file: &Path) {
+/// How a path resolved against a file's directory is written back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathForm {
+    /// Exactly as the file had it (`./bin/plugin`, `../ca.crt`).
+    AsWritten,
+    /// As kubectl writes an entry it changed: cleaned, relative when that
+    /// needs no `..`, else absolute.
+    Kubectl,
+}
+
+fn relativize_cluster(entry: &mut NamedCluster, file: &Path, form: PathForm) {
     let base = base_dir(file);
     if let Some(cluster) = entry.cluster.as_mut() {
-        relativize(&mut cluster.certificate_authority, &base);
+        relativize(&mut cluster.certificate_authority, &base, form);
     }
 }
 
-fn relativize_user(entry: &mut NamedAuthInfo, file: &Path) {
+fn relativize_user(entry: &mut NamedAuthInfo, file: &Path, form: PathForm) {
     let base = base_dir(file);
     if let Some(user) = entry.auth_info.as_mut() {
-        relativize(&mut user.client_certificate, &base);
-        relativize(&mut user.client_key, &base);
-        relativize(&mut user.token_file, &base);
+        relativize(&mut user.client_certificate, &base, form);
+        relativize(&mut user.client_key, &base, form);
+        relativize(&mut user.token_file, &base, form);
         if let Some(exec) = user.exec.as_mut().filter(|e| e.command.contains('/')) {
             let mut command = Some(PathBuf::from(&exec.command));
-            relativize(&mut command, &base);
+            relativize(&mut command, &base, form);
             if let Some(command) = command {
                 exec.command = command.to_string_lossy().into_owned();
             }
@@ -366,22 +376,28 @@ fn relativize_user(entry: &mut NamedAuthInfo, file: &Path) {
 
 /// client-go's `RelativizePathWithNoBacksteps`: an absolute path under
 /// `base` becomes relative to it; one that would need `..` stays absolute.
-/// A path resolved from the file's own relative path gets exactly that back
-/// (`./bin/plugin`, `../ca.crt`), where kubectl would clean it. A relative
-/// path is taken as already relative to the file.
-fn relativize(path: &mut Option<PathBuf>, base: &Path) {
+/// With [`PathForm::AsWritten`] a path resolved from the file's own
+/// relative path gets exactly that back. A relative path is taken as
+/// already relative to the file (client-go fails on it).
+fn relativize(path: &mut Option<PathBuf>, base: &Path, form: PathForm) {
     let Some(p) = path.as_mut().filter(|p| p.is_absolute()) else { return };
     // By text, not components, which would drop a leading `./`.
     let as_written = p
         .to_str()
         .zip(base.to_str())
         .and_then(|(p, b)| p.strip_prefix(b.trim_end_matches('/'))?.strip_prefix('/'))
-        .map(PathBuf::from);
+        .map(PathBuf::from)
+        .filter(|_| form == PathForm::AsWritten);
     let rest = match as_written {
         Some(rest) => rest,
         None => match clean_path(p).strip_prefix(clean_path(base)) {
             Ok(rest) => rest.to_owned(),
-            Err(_) => return,
+            Err(_) => {
+                if form == PathForm::Kubectl {
+                    *p = clean_path(p);
+                }
+                return;
+            }
         },
     };
     *p = if rest.as_os_str().is_empty() { PathBuf::from(".") } else { rest };
@@ -435,10 +451,10 @@ impl Kubeconfig {
         let _lock = FileLock::acquire(path, DEFAULT_LOCK_TIMEOUT)?;
         let mut relative = self.clone();
         for cluster in &mut relative.clusters {
-            relativize_cluster(cluster, path);
+            relativize_cluster(cluster, path, PathForm::AsWritten);
         }
         for user in &mut relative.auth_infos {
-            relativize_user(user, path);
+            relativize_user(user, path, PathForm::AsWritten);
         }
         write_file(path, &relative)
     }
@@ -495,6 +511,7 @@ fn go_shape(value: &mut Value) {
             extensions(body);
             match field {
                 "cluster" => {
+                    canonical_base64(body, "certificate-authority-data");
                     always(body, "server", Value::from(""));
                     omit_empty(
                         body,
@@ -533,7 +550,20 @@ fn go_shape(value: &mut Value) {
                             body.remove(pointer);
                         }
                     }
+                    for data in ["client-certificate-data", "client-key-data"] {
+                        canonical_base64(body, data);
+                    }
                     if let Some(Value::Object(exec)) = body.get_mut("exec") {
+                        // client-go's v1 defaulting, applied when it reads.
+                        let old_api = exec.get("apiVersion").and_then(Value::as_str).is_some_and(|v| {
+                            matches!(
+                                v,
+                                "client.authentication.k8s.io/v1beta1" | "client.authentication.k8s.io/v1alpha1"
+                            )
+                        });
+                        if old_api && exec.get("interactiveMode").and_then(Value::as_str).is_none_or(str::is_empty) {
+                            exec.insert("interactiveMode".into(), "IfAvailable".into());
+                        }
                         always(exec, "command", Value::from(""));
                         always_list(exec, "args");
                         always_list(exec, "env");
@@ -580,6 +610,17 @@ fn omit_empty(map: &mut serde_json::Map<String, Value>, keys: &[&str]) {
         if empty {
             map.remove(*key);
         }
+    }
+}
+
+/// Go holds `*-data` fields as bytes: line breaks in the base64 are dropped
+/// on reading, and writing encodes it again in one line.
+fn canonical_base64(map: &mut serde_json::Map<String, Value>, key: &str) {
+    use base64::Engine as _;
+    let Some(Value::String(text)) = map.get_mut(key) else { return };
+    let joined: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+    if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(&joined) {
+        *text = base64::engine::general_purpose::STANDARD.encode(bytes);
     }
 }
 

@@ -216,7 +216,7 @@ fn changed_entries_get_paths_relative_to_their_file_where_no_backsteps_are_neede
     assert_eq!(user.client_certificate.as_deref(), Some(Path::new("certs/u.crt")));
     assert_eq!(user.client_key.as_deref(), Some(Path::new("/elsewhere/u.key")), "would need backsteps");
     assert_eq!(user.token_file.as_deref(), Some(Path::new("tokens/t")));
-    assert_eq!(user.exec.as_ref().unwrap().command, "./bin/p", "as the file had it");
+    assert_eq!(user.exec.as_ref().unwrap().command, "bin/p", "cleaned, as kubectl writes a changed entry");
 }
 
 #[test]
@@ -232,11 +232,20 @@ fn relativize_as_client_go() {
     ];
     for (input, want) in cases {
         let mut path = Some(PathBuf::from(input));
-        relativize(&mut path, base);
+        relativize(&mut path, base, PathForm::Kubectl);
         assert_eq!(path, Some(PathBuf::from(want)), "{input}");
     }
+    // Resolved from what a file had, and written back to that file.
+    for written in ["./bin/p", "../ca.crt", "a/./b"] {
+        let mut path = Some(base.join(written));
+        relativize(&mut path, base, PathForm::AsWritten);
+        assert_eq!(path, Some(PathBuf::from(written)), "as written");
+    }
+    let mut path = Some(base.join("../ca.crt"));
+    relativize(&mut path, base, PathForm::Kubectl);
+    assert_eq!(path, Some(PathBuf::from("/ca.crt")), "kubectl keeps it absolute, cleaned");
     let mut empty = None;
-    relativize(&mut empty, base);
+    relativize(&mut empty, base, PathForm::Kubectl);
     assert_eq!(empty, None);
     assert_eq!(clean_path(Path::new("/a/./b/../../..//c")), Path::new("/c"));
     assert_eq!(clean_path(Path::new("a/../../b")), Path::new("../b"));
@@ -382,4 +391,42 @@ fn writes_are_atomic_and_keep_permissions() {
     let new = dir.path().join("sub/new");
     KubeconfigFiles::precedence([new.clone()]).set_context_namespace("c", "ns").unwrap();
     assert_eq!(std::fs::metadata(&new).unwrap().permissions().mode() & 0o777, 0o600);
+}
+
+#[test]
+fn more_kubectl_config_commands_write_what_kubectl_writes() {
+    // (fixture kubectl left, the same change here); see the README.
+    type Edit = fn(&mut Kubeconfig, &Path);
+    let cases: Vec<(&str, Edit)> = vec![
+        ("after-set-cluster-ca.yaml", |kc, dir| {
+            let c = kc.clusters.iter_mut().find(|c| c.name == "dev").unwrap().cluster.as_mut().unwrap();
+            c.certificate_authority = Some(dir.join("certs/new-ca.crt"));
+        }),
+        ("after-set-cluster-ca-outside.yaml", |kc, _| {
+            let c = kc.clusters.iter_mut().find(|c| c.name == "dev").unwrap().cluster.as_mut().unwrap();
+            c.certificate_authority = Some("/etc/k8s/ca.crt".into());
+        }),
+        ("after-delete-context.yaml", |kc, _| kc.contexts.retain(|c| c.name != "prod")),
+        ("after-unset-current.yaml", |kc, _| kc.current_context = None),
+        ("after-set-credentials-token.yaml", |kc, _| {
+            let u = kc.auth_infos.iter_mut().find(|u| u.name == "plugin").unwrap().auth_info.as_mut().unwrap();
+            u.token = Some("abc".into());
+        }),
+        ("after-set-credentials-cert.yaml", |kc, dir| {
+            let u = kc.auth_infos.iter_mut().find(|u| u.name == "alice").unwrap().auth_info.as_mut().unwrap();
+            u.client_key = Some(dir.join("keys/new.key"));
+        }),
+    ];
+    for (want, edit) in cases {
+        let (dir, path) = copy_of("kubectl-written.yaml");
+        KubeconfigFiles::precedence([path.clone()]).modify(|kc| edit(kc, dir.path())).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), fixture(want), "{want}");
+    }
+}
+
+#[test]
+fn kubectl_defaults_and_base64_are_written_as_kubectl_writes_them() {
+    let (_dir, path) = copy_of("defaults.yaml");
+    KubeconfigFiles::precedence([path.clone()]).set_current_context("x").unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), fixture("defaults-after-use-context.yaml"));
 }
