@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::*;
-use crate::config::{Context, NamedCluster};
+use crate::config::{Context, NamedCluster, NamedContext};
 
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/kubeconfig").join(name);
@@ -429,4 +429,36 @@ fn kubectl_defaults_and_base64_are_written_as_kubectl_writes_them() {
     let (_dir, path) = copy_of("defaults.yaml");
     KubeconfigFiles::precedence([path.clone()]).set_current_context("x").unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), fixture("defaults-after-use-context.yaml"));
+}
+
+#[test]
+fn with_two_files_kubectl_rewrites_the_same_one_the_same_way() {
+    type Edit = fn(&mut Kubeconfig);
+    let cases: Vec<(&str, &str, Edit)> = vec![
+        ("use-context", "b", |kc| kc.current_context = Some("context-a".into())),
+        ("set-namespace", "a", |kc| {
+            let c = kc.contexts.iter_mut().find(|c| c.name == "context-a").unwrap();
+            c.context.as_mut().unwrap().namespace = Some("x".into());
+        }),
+        ("new-context", "b", |kc| {
+            let context = Context { namespace: Some("ns".into()), ..Default::default() };
+            kc.contexts.push(NamedContext { name: "fresh".into(), context: Some(context), ..Default::default() });
+        }),
+        ("unset-current", "b", |kc| kc.current_context = None),
+    ];
+    for (case, written, edit) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, fixture("two-files/a.yaml")).unwrap();
+        std::fs::write(&b, fixture("two-files/b.yaml")).unwrap();
+        KubeconfigFiles::precedence([b.clone(), a.clone()]).modify(edit).unwrap();
+        for (name, path) in [("a", &a), ("b", &b)] {
+            let want = if name == written {
+                fixture(&format!("two-files/after-{case}.{name}.yaml"))
+            } else {
+                fixture(&format!("two-files/{name}.yaml"))
+            };
+            assert_eq!(std::fs::read_to_string(path).unwrap(), want, "{case}: file {name}");
+        }
+    }
 }
