@@ -118,10 +118,29 @@ impl KubeconfigFiles {
             }
         })?;
         if missing {
-            let origin = self.precedence.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(":");
             return Err(Error::InvalidKubeconfig {
-                origin,
+                origin: self.origin_display(),
                 message: format!("no context exists with the name {name:?}"),
+            });
+        }
+        Ok(())
+    }
+
+    fn origin_display(&self) -> String {
+        self.precedence.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(":")
+    }
+
+    /// `kubectl config set-context --current --namespace=<namespace>`.
+    pub fn set_current_context_namespace(&self, namespace: &str) -> Result<(), Error> {
+        let mut unset = false;
+        self.modify(|kc| match kc.current_context.clone().filter(|c| !c.is_empty()) {
+            Some(current) => set_namespace(kc, &current, namespace),
+            None => unset = true,
+        })?;
+        if unset {
+            return Err(Error::InvalidKubeconfig {
+                origin: self.origin_display(),
+                message: "current-context is not set".into(),
             });
         }
         Ok(())
@@ -130,17 +149,7 @@ impl KubeconfigFiles {
     /// `kubectl config set-context <context> --namespace=<namespace>`: the
     /// context is created when missing.
     pub fn set_context_namespace(&self, context: &str, namespace: &str) -> Result<(), Error> {
-        self.modify(|kc| {
-            let index = match kc.contexts.iter().position(|c| c.name == context) {
-                Some(i) => i,
-                None => {
-                    kc.contexts.push(NamedContext { name: context.to_owned(), ..Default::default() });
-                    kc.contexts.len() - 1
-                }
-            };
-            let ctx = kc.contexts[index].context.get_or_insert_with(Default::default);
-            ctx.namespace = Some(namespace.to_owned()).filter(|n| !n.is_empty());
-        })
+        self.modify(|kc| set_namespace(kc, context, namespace))
     }
 
     fn lock_all(&self) -> Result<Vec<FileLock>, Error> {
@@ -172,19 +181,24 @@ impl KubeconfigFiles {
             });
             files.push((path.clone(), Some((as_written, resolved))));
         }
-        let default_file = self
-            .precedence
-            .iter()
-            .zip(&files)
-            .find(|(_, (_, f))| f.is_some())
-            .or_else(|| self.precedence.first().zip(files.first()))
-            .map(|(p, _)| p.clone())
-            .ok_or_else(|| Error::InvalidKubeconfig {
-                origin: String::new(),
-                message: "no kubeconfig file to write to".into(),
-            })?;
+        let first_existing = files.iter().find(|(_, f)| f.is_some()).map(|(p, _)| p);
+        let default_file = first_existing.or(self.precedence.first()).cloned().ok_or_else(|| {
+            Error::InvalidKubeconfig { origin: "(no file)".into(), message: "no kubeconfig file to write to".into() }
+        })?;
         Ok(Loaded { files, merged: merged.unwrap_or_default(), default_file })
     }
+}
+
+fn set_namespace(kc: &mut Kubeconfig, context: &str, namespace: &str) {
+    let index = match kc.contexts.iter().position(|c| c.name == context) {
+        Some(i) => i,
+        None => {
+            kc.contexts.push(NamedContext { name: context.to_owned(), ..Default::default() });
+            kc.contexts.len() - 1
+        }
+    };
+    let ctx = kc.contexts[index].context.get_or_insert_with(Default::default);
+    ctx.namespace = Some(namespace.to_owned()).filter(|n| !n.is_empty());
 }
 
 /// The files as read at the start of a change.

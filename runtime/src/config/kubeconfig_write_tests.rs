@@ -34,8 +34,7 @@ fn hand_written_file_comes_out_as_kubectl_writes_it() {
 fn set_context_namespace_writes_what_kubectl_writes() {
     let (_dir, path) = copy_of("kubectl-written.yaml");
     let files = KubeconfigFiles::precedence([path.clone()]);
-    let current = files.read().unwrap().current_context.unwrap();
-    files.set_context_namespace(&current, "x").unwrap();
+    files.set_current_context_namespace("x").unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), fixture("after-set-namespace.yaml"));
 }
 
@@ -427,7 +426,11 @@ fn more_kubectl_config_commands_write_what_kubectl_writes() {
 #[test]
 fn kubectl_defaults_and_base64_are_written_as_kubectl_writes_them() {
     let (_dir, path) = copy_of("defaults.yaml");
-    KubeconfigFiles::precedence([path.clone()]).set_current_context("x").unwrap();
+    let files = KubeconfigFiles::precedence([path.clone()]);
+    let err = files.set_current_context_namespace("ns").unwrap_err();
+    assert!(err.to_string().contains("current-context is not set"), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), fixture("defaults.yaml"), "nothing written");
+    files.set_current_context("x").unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), fixture("defaults-after-use-context.yaml"));
 }
 
