@@ -63,6 +63,29 @@ impl Emitter {
             if i > 0 {
                 self.newline(indent);
             }
+            // go-yaml writes a long or multi-line key as an explicit `? key`,
+            // its value on the next line after `:`.
+            if key.len() > 128 || key.chars().any(is_break) {
+                self.put("? ");
+                self.scalar(key, indent + 2, false);
+                self.newline(indent);
+                self.put_char(':');
+                match &map[key] {
+                    Value::Object(m) if !m.is_empty() => {
+                        self.put_char(' ');
+                        self.block_mapping(m, indent + 2);
+                    }
+                    Value::Array(items) if !items.is_empty() => {
+                        self.put_char(' ');
+                        self.block_sequence(items, indent + 2);
+                    }
+                    other => {
+                        self.put_char(' ');
+                        self.value_inline(other, indent + 2);
+                    }
+                }
+                continue;
+            }
             self.scalar(key, indent + 2, true);
             self.put_char(':');
             match &map[key] {
@@ -457,7 +480,7 @@ fn resolves_to_non_string(s: &str) -> bool {
     const SPECIAL: &[&str] = &[
         "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON", "n", "N", "no", "No", "NO", "false",
         "False", "FALSE", "off", "Off", "OFF", "", "~", "null", "Null", "NULL", ".nan", ".NaN", ".NAN", ".inf", ".Inf",
-        ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "<<",
+        ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
     ];
     if SPECIAL.contains(&s) {
         return true;
