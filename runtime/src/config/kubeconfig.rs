@@ -496,8 +496,10 @@ impl Kubeconfig {
         }
     }
 
-    /// kubectl's merge: the first file to define a name wins, and the first
-    /// non-empty `current-context` wins.
+    /// kubectl's merge: the first file to define a name (of a cluster, user,
+    /// context or extension) wins, and the first non-empty
+    /// `current-context`; preferences and unknown keys merge field by field,
+    /// the first file setting one winning.
     #[must_use]
     pub fn merge(mut self, next: Kubeconfig) -> Kubeconfig {
         fn add<T>(into: &mut Vec<T>, from: Vec<T>, name: impl Fn(&T) -> &str) {
