@@ -2,7 +2,15 @@
 //! `v1beta1`): run the command, cache what it prints until it expires or
 //! the server answers 401. A run that takes longer than
 //! [`Config::exec_timeout`] is killed.
+//!
+//! `interactiveMode` as in client-go: `Never` gives the plugin no standard
+//! input; `IfAvailable` (the default) and `Always` give it this process's
+//! standard input when that is a terminal, so it can prompt the user, and
+//! say so in `KUBERNETES_EXEC_INFO` (`spec.interactive`); `Always` fails
+//! without a terminal. One interactive plugin runs at a time in the process,
+//! so two prompts never share the terminal.
 
+use std::io::IsTerminal as _;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -64,11 +72,18 @@ struct State {
     timed_out: bool,
 }
 
+/// Held while an interactive plugin runs: the terminal is one.
+static INTERACTIVE_RUN: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[derive(Debug)]
 pub(super) struct ExecAuth {
     config: ExecConfig,
     api_version: String,
-    exec_info: String,
+    /// `KUBERNETES_EXEC_INFO` but for `spec.interactive`, set per run.
+    exec_info: serde_json::Value,
+    /// Whether this process's standard input is a terminal; replaced in
+    /// tests, which cannot choose.
+    stdin_is_terminal: fn() -> bool,
     timeout: Duration,
     /// Held across the plugin run so concurrent requests wait for one run.
     state: tokio::sync::Mutex<State>,
@@ -116,7 +131,7 @@ impl rustls::client::ResolvesClientCert for ExecCertResolver {
 impl ExecAuth {
     pub(super) fn new(config: ExecConfig, cluster: &Config) -> ExecAuth {
         let api_version = config.api_version.clone().filter(|v| !v.is_empty()).unwrap_or_else(|| V1.to_owned());
-        let mut spec = serde_json::json!({ "interactive": false });
+        let mut spec = serde_json::json!({});
         if config.provide_cluster_info {
             let mut c = serde_json::json!({
                 "server": cluster.cluster_url.to_string().trim_end_matches('/'),
@@ -130,12 +145,12 @@ impl ExecAuth {
             }
             spec["cluster"] = c;
         }
-        let exec_info =
-            serde_json::json!({ "apiVersion": api_version, "kind": "ExecCredential", "spec": spec }).to_string();
+        let exec_info = serde_json::json!({ "apiVersion": api_version, "kind": "ExecCredential", "spec": spec });
         ExecAuth {
             config,
             api_version,
             exec_info,
+            stdin_is_terminal: || std::io::stdin().is_terminal(),
             timeout: cluster.exec_timeout,
             state: tokio::sync::Mutex::new(State::default()),
             finished_runs: AtomicU64::new(0),
@@ -199,14 +214,28 @@ impl ExecAuth {
         true
     }
 
-    async fn run(&self) -> Result<Cached, Error> {
-        if self.config.interactive_mode.as_deref() == Some("Always") {
-            return Err(self.error("the plugin requires an interactive terminal (interactiveMode: Always)"));
+    /// client-go's `isInteractive`: whether this run gets the terminal.
+    fn interactive(&self) -> Result<bool, Error> {
+        match self.config.interactive_mode.as_deref().unwrap_or_default() {
+            "Never" => Ok(false),
+            "" | "IfAvailable" => Ok((self.stdin_is_terminal)()),
+            "Always" if (self.stdin_is_terminal)() => Ok(true),
+            "Always" => Err(self.error(
+                "the plugin needs an interactive terminal (interactiveMode: Always) and standard input is not a terminal",
+            )),
+            other => Err(self.error(format!("unknown interactiveMode {other:?}"))),
         }
+    }
+
+    async fn run(&self) -> Result<Cached, Error> {
+        let interactive = self.interactive()?;
+        let _terminal = if interactive { Some(INTERACTIVE_RUN.lock().await) } else { None };
+        let mut exec_info = self.exec_info.clone();
+        exec_info["spec"]["interactive"] = interactive.into();
         let mut cmd = tokio::process::Command::new(&self.config.command);
         cmd.args(&self.config.args)
-            .env("KUBERNETES_EXEC_INFO", &self.exec_info)
-            .stdin(Stdio::null())
+            .env("KUBERNETES_EXEC_INFO", exec_info.to_string())
+            .stdin(if interactive { Stdio::inherit() } else { Stdio::null() })
             .stdout(Stdio::piped())
             // As client-go: the plugin talks to the user on stderr (login
             // prompts, diagnostics that may echo secrets), so it goes to the

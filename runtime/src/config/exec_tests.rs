@@ -32,6 +32,8 @@ fn exec_config(dir: &Path, extra: &str, api: &str) -> ExecConfig {
         ],
         api_version: Some(api.into()),
         provide_cluster_info: true,
+        // Whether the test runs in a terminal must not matter.
+        interactive_mode: Some("Never".into()),
         ..Default::default()
     }
 }
@@ -130,10 +132,82 @@ async fn plugin_failures_are_reported() {
     };
     let err = Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.unwrap_err();
     assert!(err.to_string().contains("install it from example.com"), "{err}");
+}
 
-    let mut exec = exec_config(dir.path(), r#","clientCertificateData":"x""#, V1);
-    exec.interactive_mode = Some("Always".into());
-    assert!(Authenticator::new(&config_with("https://k", exec)).unwrap().authorization().await.is_err());
+/// An authenticator for `mode` in a process whose standard input is a
+/// terminal or not, as `terminal` says.
+fn with_terminal(dir: &Path, mode: &str, terminal: bool) -> ExecAuth {
+    let mut exec = exec_config(dir, "", V1);
+    exec.interactive_mode = Some(mode.into()).filter(|m: &String| !m.is_empty());
+    let mut auth = ExecAuth::new(exec, &config_with("https://k", ExecConfig::default()));
+    auth.stdin_is_terminal = if terminal { || true } else { || false };
+    auth
+}
+
+fn exec_info(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("info")).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn interactive_mode_follows_whether_stdin_is_a_terminal() {
+    // (mode, terminal, interactive): client-go's isInteractive.
+    let cases = [
+        ("Never", false, false),
+        ("Never", true, false),
+        ("IfAvailable", false, false),
+        ("IfAvailable", true, true),
+        ("", false, false),
+        ("", true, true),
+        ("Always", true, true),
+    ];
+    for (mode, terminal, interactive) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let auth = with_terminal(dir.path(), mode, terminal);
+        assert_eq!(auth.authorization().await.unwrap().unwrap(), "Bearer tok-1", "{mode} {terminal}");
+        let info = exec_info(dir.path());
+        assert_eq!(info["spec"]["interactive"], interactive, "{mode:?}, terminal: {terminal}");
+        assert_eq!(info["spec"]["cluster"]["server"], "https://k", "cluster info is still given");
+    }
+}
+
+#[tokio::test]
+async fn always_without_a_terminal_fails_naming_the_plugin() {
+    let dir = tempfile::tempdir().unwrap();
+    let auth = with_terminal(dir.path(), "Always", false);
+    let err = auth.authorization().await.unwrap_err();
+    assert!(matches!(&err, Error::Exec { command, .. } if command == "/bin/sh"), "{err:?}");
+    assert!(err.to_string().contains("not a terminal"), "{err}");
+    assert_eq!(runs(dir.path()), 0, "the plugin is not run");
+
+    let auth = with_terminal(dir.path(), "Sometimes", true);
+    assert!(auth.authorization().await.unwrap_err().to_string().contains("\"Sometimes\""));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interactive_plugins_run_one_at_a_time() {
+    // Each run logs its start and end around a pause; interleaved runs
+    // would log two starts in a row.
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let plugin = format!(
+        r#"echo start >> "{log}"; sleep 0.2; echo end >> "{log}"
+printf '{{"apiVersion":"{V1}","kind":"ExecCredential","status":{{"token":"t"}}}}'"#,
+        log = log.path().display()
+    );
+    let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let auths: Vec<ExecAuth> = dirs
+        .iter()
+        .map(|dir| {
+            let mut auth = with_terminal(dir.path(), "IfAvailable", true);
+            auth.config.args = vec!["-c".into(), plugin.clone()];
+            auth
+        })
+        .collect();
+    let runs = auths.iter().map(|a| a.authorization());
+    for result in futures_util::future::join_all(runs).await {
+        result.unwrap();
+    }
+    let lines = std::fs::read_to_string(log.path()).unwrap();
+    assert_eq!(lines, "start\nend\n".repeat(3));
 }
 
 /// A plugin that counts its runs, writes its pid, then hangs (`exec`, so

@@ -286,3 +286,27 @@ fn debug_output_shows_certificates_as_their_size() {
     assert!(!text.contains("45, 45, 45") && !text.contains("BEGIN CERTIFICATE"), "{text}");
     assert!(text.contains("cluster_url: https://127.0.0.1:6443/") && text.contains("user_agent: "), "{text}");
 }
+
+#[test]
+fn extensions_preferences_and_unknown_keys_merge_first_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(
+        dir.path(),
+        "a",
+        "extensions: [{name: shared, extension: from-a}]\npreferences: {extensions: [{name: p, extension: 1}]}\nx-tool: a\n",
+    );
+    let b = write(
+        dir.path(),
+        "b",
+        "extensions: [{name: shared, extension: from-b}, {name: only-b, extension: 2}]\n\
+         preferences: {colors: true, extensions: [{name: p, extension: 2}]}\nx-tool: b\nx-other: b\n",
+    );
+    let kc = Kubeconfig::read_merged(&[a, b]).unwrap().unwrap();
+    let ext: Vec<_> = kc.extensions.iter().map(|e| (e.name.as_str(), e.extension.clone())).collect();
+    assert_eq!(ext, [("shared", "from-a".into()), ("only-b", 2.into())]);
+    assert_eq!(kc.preferences.colors, Some(true));
+    assert_eq!(kc.preferences.extensions.len(), 1);
+    assert_eq!(kc.preferences.extensions[0].extension, 1);
+    assert_eq!(kc.unknown["x-tool"], "a");
+    assert_eq!(kc.unknown["x-other"], "b");
+}

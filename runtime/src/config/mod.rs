@@ -6,6 +6,10 @@
 //! * [`Config::from_kubeconfig`] with [`Kubeconfig`] and [`KubeconfigOptions`]:
 //!   explicit files, contexts, users.
 //! * [`Config::in_cluster`]: inside a pod only.
+//! * [`KubeconfigFiles::modify`] (and `set_current_context`,
+//!   `set_context_namespace`): change kubeconfig files as `kubectl config`
+//!   does, each change in the file that holds it, in kubectl's own YAML form;
+//!   [`Kubeconfig::write_to`] writes one whole file.
 //!
 //! A [`Config`] is plain data; [`Authenticator`] holds the run-time state of
 //! credentials (token file re-reads, exec plugin cache) and is what the REST
@@ -17,6 +21,8 @@ mod auth;
 mod exec;
 mod incluster;
 mod kubeconfig;
+mod kubeconfig_write;
+mod kubeconfig_yaml;
 mod no_proxy;
 mod proxy;
 mod secret;
@@ -33,8 +39,9 @@ pub use exec::ExecCredentialStatus;
 pub use incluster::{InClusterEnv, SERVICE_ACCOUNT_DIR};
 pub use kubeconfig::{
     AuthInfo, Cluster, Context, ExecConfig, ExecEnvVar, Kubeconfig, KubeconfigOptions, NamedAuthInfo, NamedCluster,
-    NamedContext,
+    NamedContext, NamedExtension, Preferences,
 };
+pub use kubeconfig_write::{DEFAULT_LOCK_TIMEOUT, KubeconfigFiles};
 pub(crate) use proxy::EnvProxies;
 pub use proxy::{Proxy, ProxyEnv, ProxyScheme, ProxyUrl};
 pub use secret::Secret;
@@ -75,6 +82,24 @@ pub enum Error {
     KubeconfigMissing {
         /// The file.
         path: PathBuf,
+    },
+    /// A kubeconfig file could not be written (or its directory created).
+    #[error("writing kubeconfig {path}")]
+    WriteKubeconfig {
+        /// The file.
+        path: PathBuf,
+        /// Why writing failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another writer (kubectl, or a lock left behind by one that died)
+    /// holds a kubeconfig's lock file.
+    #[error("kubeconfig lock {lock} is still held after {waited:?}; remove it if no other writer is running")]
+    KubeconfigLocked {
+        /// The lock file, `<kubeconfig>.lock`.
+        lock: PathBuf,
+        /// How long this writer waited.
+        waited: Duration,
     },
     /// `KUBECONFIG`, or the default location when it is unset, yields no
     /// kubeconfig.
