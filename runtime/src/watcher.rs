@@ -358,7 +358,7 @@ impl<K: verbs::List + verbs::Watch> State<K> {
                 }
                 Phase::Watch => match self.client.watch(&self.watch_options()).await {
                     Ok(stream) => self.phase = Phase::Watching { stream, started: Instant::now(), events: 0 },
-                    Err(e) if is_expired(&e) => {
+                    Err(e) if e.is_expired() => {
                         if let Some(err) = self.expired(e) {
                             return Some(Err(err));
                         }
@@ -383,7 +383,7 @@ impl<K: verbs::List + verbs::Watch> State<K> {
                         tracing::debug!(error = %crate::ErrorChain(&e), "watcher: connection broke; watching again");
                         self.phase = self.watch_ended(started, events);
                     }
-                    Some(Err(e)) if is_expired(&e) => {
+                    Some(Err(e)) if e.is_expired() => {
                         if let Some(err) = self.expired(e) {
                             return Some(Err(err));
                         }
@@ -477,7 +477,3 @@ impl<K: verbs::List + verbs::Watch> State<K> {
     }
 }
 
-/// 410 Gone, or `reason: Expired`.
-fn is_expired(e: &rest::Error) -> bool {
-    e.is_gone() || e.is_resource_expired()
-}

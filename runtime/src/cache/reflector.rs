@@ -501,7 +501,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
     }
 
     fn report(&self, err: Error) {
-        let expired = err.rest_error().is_some_and(is_expired);
+        let expired = err.rest_error().is_some_and(rest::Error::is_expired);
         if !expired {
             self.counters.set_last_error(&err);
         }
@@ -588,7 +588,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
             self.report(Error::WatchList(e));
             return self.backoff(Resume::Start);
         }
-        if is_expired(&e) || is_too_large_resource_version(&e) {
+        if e.is_expired() || is_too_large_resource_version(&e) {
             self.rv_unavailable = true;
             self.report(Error::WatchList(e));
             return State::Start;
@@ -656,7 +656,7 @@ impl<K: Object + Send + Sync + 'static, Q: ReflectorStore<K> + Clone + 'static> 
     async fn list(&mut self) -> State<K> {
         let rv = self.relist_rv();
         let result = match self.paged_list(&rv).await {
-            Err(e) if !rv.is_empty() && (is_expired(&e) || is_too_large_resource_version(&e)) => {
+            Err(e) if !rv.is_empty() && (e.is_expired() || is_too_large_resource_version(&e)) => {
                 // The version we asked for is gone: a consistent read is the
                 // only thing that can succeed, so try it at once.
                 self.rv_unavailable = true;
@@ -824,10 +824,6 @@ async fn resync_loop<K, Q: ReflectorStore<K>>(queue: Q, period: Duration, should
     }
 }
 
-/// 410, or `reason: Expired`.
-fn is_expired(e: &rest::Error) -> bool {
-    e.is_resource_expired() || e.is_gone()
-}
 
 /// The server is behind the requested resourceVersion (client-go
 /// `isTooLargeResourceVersionError`): the `ResourceVersionTooLarge` cause,

@@ -423,6 +423,13 @@ impl Error {
     pub fn is_resource_expired(&self) -> bool {
         self.status().is_some_and(|s| s.reason == "Expired")
     }
+    /// [`is_gone`](Self::is_gone) or [`is_resource_expired`](Self::is_resource_expired):
+    /// the resourceVersion a watch or list resumed from is no longer
+    /// served; list again from the start (what a reflector or a
+    /// [`watcher`](crate::watcher) does).
+    pub fn is_expired(&self) -> bool {
+        self.is_gone() || self.is_resource_expired()
+    }
     /// `reason: TooManyRequests` (429): API priority and fairness (or a
     /// rate limit) turned the request away; retry after
     /// [`Status::retry_after`] (`errors.IsTooManyRequests`).
