@@ -70,6 +70,15 @@ pub enum Merge {
     /// Preserved unknown fields: objects merged key by key, lists and
     /// scalars whole (structured-merge-diff's deduced type).
     Deduced,
+    /// Merged as the wrapped value, whose strategic merge patches (each
+    /// element's, for a list) list the fields they keep in `$retainKeys`
+    /// (patch strategy `retainKeys`, as a Deployment's `strategy` and a pod's
+    /// `volumes` have), so that [`two_way_patch`](crate::strategic::two_way_patch)
+    /// creates them as apimachinery does. Server-side apply ignores it.
+    /// The generated `MergeFields` do not carry it yet: patches created
+    /// with them lack `$retainKeys`, which changes nothing when merged into
+    /// the original object.
+    RetainKeys(&'static Merge),
 }
 
 /// How a [`Merge::List`] merges.
@@ -112,22 +121,41 @@ pub enum PatchStrategy {
 }
 
 impl Merge {
-    /// How field or key `name` of a value merging as `self` merges.
+    /// How field or key `name` of a value merging as `self` merges, without
+    /// its [`Merge::RetainKeys`] (see [`Merge::retains_keys`]).
     pub(crate) fn field(self, name: &str) -> Merge {
+        self.field_as_declared(name).unwrapped()
+    }
+
+    fn field_as_declared(self, name: &str) -> Merge {
         match self {
             // A handful of entries: looked through, not searched.
             Merge::Struct(fields) => fields().iter().find(|(field, _)| *field == name).map_or(Merge::Atomic, |f| f.1),
             Merge::Map(value) => *value,
             Merge::Deduced => Merge::Deduced,
             Merge::Atomic | Merge::List(_) => Merge::Atomic,
+            Merge::RetainKeys(inner) => inner.field_as_declared(name),
+        }
+    }
+
+    /// Whether field `name`'s strategic merge patches carry `$retainKeys`.
+    pub(crate) fn retains_keys(self, name: &str) -> bool {
+        matches!(self.field_as_declared(name), Merge::RetainKeys(_))
+    }
+
+    /// `self` without its [`Merge::RetainKeys`] wrappers.
+    pub(crate) fn unwrapped(self) -> Merge {
+        match self {
+            Merge::RetainKeys(inner) => inner.unwrapped(),
+            other => other,
         }
     }
 
     /// How an element of a list merging as `self` merges.
     pub(crate) fn element(self) -> Merge {
-        match self {
-            Merge::List(list) => list.element,
-            Merge::Atomic | Merge::Struct(_) | Merge::Map(_) | Merge::Deduced => Merge::Atomic,
+        match self.unwrapped() {
+            Merge::List(list) => list.element.unwrapped(),
+            _ => Merge::Atomic,
         }
     }
 
@@ -135,19 +163,18 @@ impl Merge {
     /// [`Merge::List`] says otherwise.
     #[cfg(feature = "fake")]
     pub(crate) fn apply_list(self) -> ListType {
-        match self {
+        match self.unwrapped() {
             Merge::List(list) => list.apply,
-            Merge::Atomic | Merge::Struct(_) | Merge::Map(_) | Merge::Deduced => ListType::Atomic,
+            _ => ListType::Atomic,
         }
     }
 
     /// How strategic merge patch merges a list merging as `self`: replaced
     /// unless a [`Merge::List`] says otherwise.
-    #[cfg(feature = "fake")]
     pub(crate) fn patch_list(self) -> PatchStrategy {
-        match self {
+        match self.unwrapped() {
             Merge::List(list) => list.patch,
-            Merge::Atomic | Merge::Struct(_) | Merge::Map(_) | Merge::Deduced => PatchStrategy::Replace,
+            _ => PatchStrategy::Replace,
         }
     }
 }

@@ -71,6 +71,7 @@
 //! | `leaderelection.LeaderElector`, `resourcelock.LeaseLock` | [`leaderelection::LeaderElector`], [`leaderelection::LeaseLock`] |
 //! | controller-runtime's builder, `Reconciler`, manager, `controllerutil`; `meta.SetStatusCondition` | `controller::Controller`, `controller::Manager`, `controller::finalizer` (feature `controller`); [`object::set_status_condition`] |
 //! | `applyconfigurations`, `Extract<Kind>` | the generated crate's `<Kind>Apply` (feature `apply`), [`apply::extract`] |
+//! | `strategicpatch.CreateTwoWayMergePatch`, `StrategicMergePatch` | [`strategic::two_way_patch`], [`rest::Patch::strategic_diff`], [`strategic::merge`] |
 //! | `labels.Selector`, `fields.Selector` | [`selector::LabelSelector`], [`selector::FieldSelector`] |
 //! | `kubernetes/fake.NewClientset()`, `PrependReactor`, `Actions()` | `fake::FakeCluster` (feature `fake`) |
 //! | `metav1.Object`, `schema.GroupVersionResource` | [`Object`], [`Metadata`], [`Resource`], [`DynamicResource`] |
@@ -85,7 +86,7 @@
 //!
 //! | floor | modules | feature |
 //! |---|---|---|
-//! | 1. data, no I/O | [`object`], [`codec`], [`protobuf`], [`map`], [`selector`], [`apply`] | always |
+//! | 1. data, no I/O | [`object`], [`codec`], [`protobuf`], [`map`], [`selector`], [`apply`], [`strategic`] | always |
 //! | 1. data, no I/O | `workqueue` | `workqueue` (and `informers`); its Prometheus metrics: `metrics` |
 //! | 2. the client | [`config`], [`rest`] | always |
 //! | 2. the client | `rest::remotecommand`, `rest::portforward` (exec, attach, port-forward over WebSockets) | `ws` |
@@ -143,6 +144,7 @@ mod raw_json;
 mod read;
 pub mod rest;
 pub mod selector;
+pub mod strategic;
 pub mod wait;
 pub mod watcher;
 

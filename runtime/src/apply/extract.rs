@@ -115,8 +115,9 @@ pub fn extract<A: DecodeFields + MergeFields>(
 /// The part of `value`, which merges as `merge`, that the leaves of `set`
 /// cover, or `None` for none.
 fn owned_part(value: &Value, set: &FieldSet, merge: Merge) -> Option<Value> {
-    let granular = match merge {
-        Merge::Atomic => false,
+    let granular = match merge.unwrapped() {
+        // `RetainKeys` is unwrapped above.
+        Merge::Atomic | Merge::RetainKeys(_) => false,
         Merge::Struct(_) | Merge::Map(_) => true,
         Merge::List(list) => list.apply != ListType::Atomic,
         Merge::Deduced => value.is_object(),
@@ -171,7 +172,7 @@ fn owned_part(value: &Value, set: &FieldSet, merge: Merge) -> Option<Value> {
 /// map, or an empty array where it expects a list. A value of the other
 /// shape does not count: structured-merge-diff extracts nothing from it.
 fn is_empty_as(value: &Value, merge: Merge) -> bool {
-    match (merge, value) {
+    match (merge.unwrapped(), value) {
         (Merge::Struct(_) | Merge::Map(_) | Merge::Deduced, Value::Object(fields)) => fields.is_empty(),
         (Merge::List(_), Value::Array(items)) => items.is_empty(),
         _ => false,

@@ -5,7 +5,8 @@
 //! `MergeFields` of its apply configuration).
 //!
 //! # Strategic merge patch
-//! As apimachinery's `strategicpatch` applies a patch on the server: objects
+//! [`crate::strategic::merge`], as apimachinery's `strategicpatch` applies a
+//! patch on the server: objects
 //! merged key by key (every object, whatever apply's map type), `null`
 //! deletes, lists with patch strategy `merge` merged (objects by their patch
 //! merge key, scalars by value, ordered as upstream orders them: patch
@@ -66,7 +67,6 @@
 
 mod fields;
 mod managed;
-mod strategic;
 
 use serde_json::Value;
 
@@ -86,7 +86,7 @@ pub(crate) enum ApplyError {
 
 /// Strategic merge patch of `current` with `patch`, `schema` the kind's merge schema if registered.
 pub(crate) fn strategic_merge(current: &Value, patch: &Value, schema: Option<Merge>) -> Result<Value, String> {
-    strategic::merge(current, patch, schema.unwrap_or(Merge::Atomic))
+    crate::strategic::merge(current, patch, schema.unwrap_or(Merge::Atomic)).map_err(|e| e.to_string())
 }
 
 /// Server-side apply of `applied` by `manager` onto `current` (None: create), maintaining metadata.managedFields; Err lists conflicts.

@@ -3,6 +3,9 @@
 
 use serde::Serialize;
 
+use crate::apply::{ApplyConfiguration, Merge, MergeFields};
+use crate::strategic::StrategicPatchError;
+
 /// Query parameters in the order they are written.
 pub type QueryPairs = Vec<(&'static str, String)>;
 
@@ -298,6 +301,29 @@ impl Patch {
         serde_json::to_value(json_patch::Patch(ops.into_iter().collect())).map(Patch::Json)
     }
 
+    /// The strategic merge patch that turns `original` into `modified`, two
+    /// objects of a generated kind `K`, with the merge schema of `A`, `K`'s
+    /// apply configuration (the generated crate's `apply` feature): only
+    /// what changed, lists such as containers, env and volumes patched
+    /// element by element. See [`strategic`](crate::strategic) for when to
+    /// use it and [`strategic::two_way_patch`](crate::strategic::two_way_patch)
+    /// for what the patch holds.
+    ///
+    /// ```ignore
+    /// let old = deployments.get("web").await?;
+    /// let mut new = old.clone();
+    /// new.spec.get_or_insert_default().replicas = Some(3);
+    /// let patch = Patch::strategic_diff::<DeploymentApply, _>(&old, &new)?;
+    /// deployments.patch("web", &patch, &PatchOptions::default()).await?;
+    /// ```
+    pub fn strategic_diff<A, K>(original: &K, modified: &K) -> Result<Patch, StrategicPatchError>
+    where
+        A: ApplyConfiguration<K> + MergeFields,
+        K: Serialize,
+    {
+        crate::strategic::two_way_patch_of(original, modified, Merge::Struct(A::merge_fields)).map(Patch::Strategic)
+    }
+
     /// The patch document.
     pub fn body(&self) -> &serde_json::Value {
         match self {
@@ -440,5 +466,44 @@ mod tests {
         assert_eq!(q, vec![("fieldManager", "me".into()), ("force", "true".into())]);
         assert_eq!(Patch::Apply(serde_json::json!({})).content_type(), "application/apply-patch+yaml");
         assert_eq!(Patch::Strategic(serde_json::json!({})).content_type(), "application/strategic-merge-patch+json");
+    }
+
+    /// A kind and its apply configuration, whose `items` merge by `name`.
+    #[derive(Serialize)]
+    struct Kind {
+        items: Vec<serde_json::Value>,
+    }
+
+    #[derive(Serialize)]
+    struct KindApply;
+
+    impl ApplyConfiguration<Kind> for KindApply {}
+
+    impl MergeFields for KindApply {
+        fn merge_fields() -> &'static [(&'static str, Merge)] {
+            use crate::apply::{ListMerge, ListType, PatchStrategy};
+            const ITEMS: ListMerge = ListMerge {
+                apply: ListType::Map(&["name"]),
+                patch: PatchStrategy::MergeByKey("name"),
+                element: Merge::Atomic,
+            };
+            &[("items", Merge::List(&ITEMS))]
+        }
+    }
+
+    #[test]
+    fn strategic_diff_uses_the_apply_configurations_schema() {
+        use serde_json::json;
+        let old = Kind { items: vec![json!({"name": "a", "v": 1}), json!({"name": "b"})] };
+        let new = Kind { items: vec![json!({"name": "a", "v": 2})] };
+        let patch = Patch::strategic_diff::<KindApply, _>(&old, &new).unwrap();
+        assert_eq!(patch.content_type(), "application/strategic-merge-patch+json");
+        assert_eq!(
+            patch.body(),
+            &json!({
+                "$setElementOrder/items": [{"name": "a"}],
+                "items": [{"name": "a", "v": 2}, {"name": "b", "$patch": "delete"}],
+            })
+        );
     }
 }

@@ -62,6 +62,7 @@ fn granular(value: &Value, merge: Merge) -> bool {
         Merge::Atomic => false,
         Merge::Struct(_) | Merge::Map(_) | Merge::Deduced => value.is_object(),
         Merge::List(list) => list.apply != ListType::Atomic && value.is_array(),
+        Merge::RetainKeys(inner) => granular(value, *inner),
     }
 }
 

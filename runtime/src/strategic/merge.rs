@@ -1,18 +1,28 @@
-//! Strategic merge patch on JSON values, as apimachinery's `strategicpatch`
-//! applies one on the server.
+//! Applying a strategic merge patch, as apimachinery's `strategicpatch`
+//! does on the server.
 
 use serde_json::{Map, Value};
 
+use super::StrategicPatchError as Error;
 use crate::apply::{Merge, PatchStrategy};
 
-const PATCH: &str = "$patch";
-const RETAIN_KEYS: &str = "$retainKeys";
-const SET_ELEMENT_ORDER: &str = "$setElementOrder/";
-const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList/";
+pub(super) const PATCH: &str = "$patch";
+pub(super) const RETAIN_KEYS: &str = "$retainKeys";
+pub(super) const SET_ELEMENT_ORDER: &str = "$setElementOrder/";
+pub(super) const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList/";
 
-/// `patch` merged into `current`; see [`super::strategic_merge`].
-pub(super) fn merge(current: &Value, patch: &Value, schema: Merge) -> Result<Value, String> {
-    let Value::Object(patch) = patch else { return Err("the patch is not a JSON object".into()) };
+/// `patch` merged into `current` with `schema`, as the apiserver merges a
+/// strategic merge patch: objects merged key by key, `null` deleting, lists
+/// with patch strategy `merge` merged (objects by their merge key, scalars
+/// by value, ordered as upstream orders them: patch elements in patch
+/// order, interleaved with the others by their old order, a new element
+/// before the old ones), other lists replaced. Directives: `$patch: replace
+/// | delete` on objects and list elements (`$patch: merge` is refused, as
+/// upstream refuses it), `$deleteFromPrimitiveList/<list>`, `$retainKeys`,
+/// `$setElementOrder/<list>` (checked against the patch's list and used for
+/// the order). A `current` that is not an object is read as `{}`.
+pub fn merge(current: &Value, patch: &Value, schema: Merge) -> Result<Value, Error> {
+    let Value::Object(patch) = patch else { return Err(Error::NotAnObject { what: "the patch" }) };
     let current = match current {
         Value::Object(map) => map.clone(),
         _ => Map::new(),
@@ -25,20 +35,24 @@ fn merge_map(
     mut patch: Map<String, Value>,
     schema: Merge,
     path: &str,
-) -> Result<Map<String, Value>, String> {
+) -> Result<Map<String, Value>, Error> {
     if let Some(directive) = patch.remove(PATCH) {
         return match directive.as_str() {
             Some("replace") => Ok(clean_map(patch)),
             Some("delete") => Ok(Map::new()),
-            _ => Err(format!("{}: unknown $patch directive {directive} on an object", shown(path))),
+            _ => Err(Error::Directive {
+                path: path.to_owned(),
+                directive: format!("$patch: {directive}"),
+                reason: "is not a directive on an object",
+            }),
         };
     }
     if let Some(keys) = patch.remove(RETAIN_KEYS) {
-        let Value::Array(keys) = keys else { return Err(format!("{}: $retainKeys is not a list", shown(path))) };
+        let Value::Array(keys) = keys else { return Err(not_a_list(path, RETAIN_KEYS)) };
         let retained = |name: &str| keys.iter().any(|k| k.as_str() == Some(name));
         for (name, value) in &patch {
             if !value.is_null() && !name.starts_with('$') && !retained(name) {
-                return Err(format!("{}: field {name:?} is in the patch but not in $retainKeys", shown(path)));
+                return Err(Error::NotRetained { path: path.to_owned(), field: name.clone() });
             }
         }
         original.retain(|name, _| retained(name));
@@ -49,7 +63,7 @@ fn merge_map(
         let order = patch.remove(&directive).unwrap_or(Value::Null);
         let name = &directive[SET_ELEMENT_ORDER.len()..];
         let at = format!("{path}.{name}");
-        let Value::Array(order) = order else { return Err(format!("{}: $setElementOrder is not a list", shown(&at))) };
+        let Value::Array(order) = order else { return Err(not_a_list(&at, &directive)) };
         let field = schema.field(name);
         let key = match field.patch_list() {
             PatchStrategy::MergeByKey(key) => Some(key),
@@ -58,7 +72,9 @@ fn merge_map(
         let patch_list = match patch.remove(name) {
             Some(Value::Array(list)) => Some(list),
             None => None,
-            Some(_) => return Err(format!("{}: not a list beside its $setElementOrder", shown(&at))),
+            Some(_) => {
+                return Err(Error::Directive { path: at, directive, reason: "is beside a value that is not a list" });
+            }
         };
         let original_list = match original.get(name) {
             Some(Value::Array(list)) => Some(list.clone()),
@@ -79,12 +95,7 @@ fn merge_map(
     }
     for (name, value) in patch {
         if let Some(list_name) = name.strip_prefix(DELETE_FROM_PRIMITIVE_LIST) {
-            let Value::Array(doomed) = value else {
-                return Err(format!(
-                    "{}: $deleteFromPrimitiveList is not a list",
-                    shown(&format!("{path}.{list_name}"))
-                ));
-            };
+            let Value::Array(doomed) = value else { return Err(not_a_list(&format!("{path}.{list_name}"), &name)) };
             if let Some(Value::Array(list)) = original.get_mut(list_name) {
                 list.retain(|item| !doomed.contains(item));
             }
@@ -112,17 +123,17 @@ fn merge_map(
 
 /// `patch` merged into `original`, a list merging as `schema` with a
 /// `merge` patch strategy.
-fn merge_list(original: Vec<Value>, patch: Vec<Value>, schema: Merge, path: &str) -> Result<Vec<Value>, String> {
+fn merge_list(original: Vec<Value>, patch: Vec<Value>, schema: Merge, path: &str) -> Result<Vec<Value>, Error> {
     if original.is_empty() && patch.is_empty() {
         return Ok(original);
     }
     let all = || original.iter().chain(&patch);
     if all().any(Value::is_array) {
-        return Err(format!("{}: lists of lists cannot be merged", shown(path)));
+        return Err(unmergeable(path, LIST_OF_LISTS));
     }
     let objects = all().filter(|v| v.is_object()).count();
     if objects != 0 && objects != original.len() + patch.len() {
-        return Err(format!("{}: the list's elements are not all of one type", shown(path)));
+        return Err(unmergeable(path, MIXED_ELEMENTS));
     }
     let key = match schema.patch_list() {
         PatchStrategy::MergeByKey(key) => Some(key),
@@ -131,7 +142,7 @@ fn merge_list(original: Vec<Value>, patch: Vec<Value>, schema: Merge, path: &str
     let merged = match key {
         Some(key) if objects != 0 => merge_keyed(original.clone(), &patch, key, schema.element(), path)?,
         None if objects != 0 => {
-            return Err(format!("{}: a list of objects without a merge key cannot be merged", shown(path)));
+            return Err(unmergeable(path, OBJECTS_WITHOUT_KEY));
         }
         _ => {
             let mut merged = original.clone();
@@ -153,13 +164,11 @@ fn merge_list(original: Vec<Value>, patch: Vec<Value>, schema: Merge, path: &str
 fn merge_keyed(
     mut original: Vec<Value>,
     patch: &[Value],
-    key: &str,
+    key: &'static str,
     element: Merge,
     path: &str,
-) -> Result<Vec<Value>, String> {
-    let key_of = |item: &Value| -> Result<Value, String> {
-        item.get(key).cloned().ok_or_else(|| format!("{}: an element has no merge key {key:?}: {item}", shown(path)))
-    };
+) -> Result<Vec<Value>, Error> {
+    let key_of = |item: &Value| item.get(key).cloned().ok_or_else(|| Error::NoMergeKey { path: path.to_owned(), key });
     for item in &original {
         key_of(item)?;
     }
@@ -173,7 +182,13 @@ fn merge_keyed(
                 original.retain(|o| o.get(key) != Some(&doomed));
             }
             Some(Value::String(d)) if d == "replace" => replace = true,
-            Some(other) => return Err(format!("{}: $patch {other} is not allowed on a list element", shown(path))),
+            Some(other) => {
+                return Err(Error::Directive {
+                    path: path.to_owned(),
+                    directive: format!("$patch: {other}"),
+                    reason: "is not a directive on a list element",
+                });
+            }
         }
     }
     if replace {
@@ -235,13 +250,13 @@ fn is_directive(item: &Value) -> bool {
 
 /// Checks that the patch's elements appear in `$setElementOrder` in the
 /// same relative order.
-fn check_order(patch: &[Value], order: &[Value], key: Option<&str>, path: &str) -> Result<(), String> {
+fn check_order(patch: &[Value], order: &[Value], key: Option<&str>, path: &str) -> Result<(), Error> {
     let mut at = 0;
     for item in patch.iter().filter(|v| !is_directive(v)) {
         let wanted = identity(item, key);
         match order[at..].iter().position(|o| identity(o, key) == wanted) {
             Some(found) => at += found + 1,
-            None => return Err(format!("{}: the patch's list does not follow its $setElementOrder", shown(path))),
+            None => return Err(Error::OrderMismatch { path: path.to_owned() }),
         }
     }
     Ok(())
@@ -272,6 +287,14 @@ fn clean_list(list: Vec<Value>) -> Vec<Value> {
     list.into_iter().filter_map(|v| if v.is_null() { Some(Value::Null) } else { clean(v) }).collect()
 }
 
-fn shown(path: &str) -> &str {
-    if path.is_empty() { "the patch" } else { path }
+pub(super) const LIST_OF_LISTS: &str = "lists of lists cannot be merged";
+pub(super) const MIXED_ELEMENTS: &str = "the list's elements are not all of one type";
+pub(super) const OBJECTS_WITHOUT_KEY: &str = "a list of objects without a merge key cannot be merged";
+
+pub(super) fn unmergeable(path: &str, reason: &'static str) -> Error {
+    Error::Unmergeable { path: path.to_owned(), reason }
+}
+
+fn not_a_list(path: &str, directive: &str) -> Error {
+    Error::Directive { path: path.to_owned(), directive: directive.to_owned(), reason: "is not a list" }
 }
