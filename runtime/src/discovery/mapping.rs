@@ -116,6 +116,18 @@ pub(super) fn expand_short_name(d: &Discovery, asked: &PartialResource) -> Parti
         let prefix = asked.group.as_deref()?;
         all.iter().filter(|r| r.group.starts_with(prefix)).find(has_short_name)
     });
+    if let Some(r) = found
+        && let Some(other) =
+            all.iter().filter(in_group).filter(has_short_name).find(|o| (&o.group, &o.name) != (&r.group, &r.name))
+    {
+        // As client-go's warning: the user may have meant the other one.
+        tracing::warn!(
+            short_name = %asked.resource,
+            chosen = %format!("{}.{}", r.name, r.group),
+            also = %format!("{}.{}", other.name, other.group),
+            "short name could also match a lower priority resource"
+        );
+    }
     match found {
         Some(r) => PartialResource { group: Some(r.group.clone()), version: None, resource: r.name.clone() },
         None => asked.clone(),

@@ -247,6 +247,30 @@ async fn reads_kubectls_files_and_asks_only_for_what_is_missing() {
     assert!(dir.path().join("v1/serverresources.json").exists(), "what was fetched is cached");
 }
 
+/// Each file has its own age: only the group/version whose file expired is
+/// asked again, and its new file makes it fresh.
+#[tokio::test]
+async fn an_expired_resource_file_is_asked_for_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(|r, _| legacy(&r.path)).await;
+    let client =
+        || DiscoveryClient::new(server.client()).with_disk_cache(dir.path().to_owned(), Duration::from_secs(60));
+    client().discover().await.unwrap();
+    let n = server.requests().len();
+    let apps = dir.path().join("apps/v1/serverresources.json");
+    let old = std::time::SystemTime::now() - Duration::from_secs(120);
+    std::fs::File::options().write(true).open(&apps).unwrap().set_modified(old).unwrap();
+
+    let d = client().discover().await.unwrap();
+    assert_eq!(d.resources["apps/v1"][0].name, "deployments");
+    let mut paths: Vec<String> = server.requests().into_iter().skip(n).map(|r| r.path).collect();
+    paths.sort(); // asked concurrently
+    // metrics.k8s.io never answered, so it has no file either.
+    assert_eq!(paths, ["/apis/apps/v1", "/apis/metrics.k8s.io/v1beta1"]);
+    let age = std::fs::metadata(&apps).unwrap().modified().unwrap().elapsed().unwrap();
+    assert!(age < Duration::from_secs(60), "rewritten: {age:?}");
+}
+
 #[tokio::test]
 async fn cache_dir_is_named_as_kubectl_names_it() {
     let dir = |url: &str| {
