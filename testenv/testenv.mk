@@ -5,6 +5,9 @@
 GO ?= go
 TESTENV_DIR ?= $(CURDIR)/.testenv
 TESTENV_BIN := $(TESTENV_DIR)/bin/kube-testenv
+# kubectl of the same Kubernetes release, beside kube-testenv, for the
+# integration tests that check files both write (the discovery cache).
+KUBECTL_BIN := $(TESTENV_DIR)/bin/kubectl
 
 # The Kubernetes version comes from testenv/go.mod only; everything else is
 # derived: v1.35.8 -> major 1, minor 35, specs dir 1.35.
@@ -27,7 +30,7 @@ TESTENV_LDFLAGS = $(foreach pkg,k8s.io/component-base/version k8s.io/client-go/p
 
 TESTENV_SRC := testenv/go.mod testenv/go.sum testenv/testenv.mk $(wildcard testenv/cmd/kube-testenv/*.go)
 
-testenv-build: $(TESTENV_BIN)
+testenv-build: $(TESTENV_BIN) $(KUBECTL_BIN)
 
 # -trimpath keeps this machine's paths out of the binary; Go's build cache
 # makes a rebuild after a small edit take seconds.
@@ -36,6 +39,14 @@ $(TESTENV_BIN): $(TESTENV_SRC)
 	@echo "testenv: building kube-testenv with kube-apiserver $(K8S_VERSION) (first build takes several minutes)"
 	@cd testenv && $(GO) build -trimpath -ldflags '$(TESTENV_LDFLAGS)' -o $@.tmp ./cmd/kube-testenv \
 		|| { echo "testenv: building kube-testenv failed (see the Go errors above)" >&2; rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+
+# A `tool` of testenv/go.mod, so its modules are pinned there with the rest.
+$(KUBECTL_BIN): testenv/go.mod testenv/go.sum testenv/testenv.mk
+	@mkdir -p $(dir $@)
+	@echo "testenv: building kubectl $(K8S_VERSION)"
+	@cd testenv && $(GO) build -trimpath -ldflags '$(TESTENV_LDFLAGS)' -o $@.tmp k8s.io/kubernetes/cmd/kubectl \
+		|| { echo "testenv: building kubectl failed (see the Go errors above)" >&2; rm -f $@.tmp; exit 1; }
 	@mv $@.tmp $@
 
 apiserver: testenv-build

@@ -22,6 +22,8 @@ fn futures_and_errors_are_send() {
     send_sync::<Error>();
     send_sync::<k8s_client_runtime::config::Error>();
     send_sync::<k8s_client_runtime::discovery::Error>();
+    send_sync::<k8s_client_runtime::discovery::MappingError>();
+    send_sync::<k8s_client_runtime::discovery::RestMapper>();
     send_sync::<Client>();
     send_sync::<ResourceClient<Deployment>>();
     let client = Client::new(Config::new("https://127.0.0.1:6443".parse().unwrap())).unwrap();
@@ -45,6 +47,11 @@ fn futures_and_errors_are_send() {
     send(&pods.apply_resize("x", &serde_json::json!({}), &ApplyOptions::new("test")));
     let dc = k8s_client_runtime::discovery::DiscoveryClient::new(client.clone());
     send(&dc.discover());
+    let mapper = k8s_client_runtime::discovery::RestMapper::new(dc.clone());
+    send(&mapper.mapping("apps", "Deployment", None));
+    send(&mapper.resource("deploy"));
+    send(&mapper.expand_category("all"));
+    send(&DynamicClient::for_kind(client.clone(), &mapper, "apps/v1", "Deployment", None));
     let r = k8s_client_runtime::DynamicResource::of::<Deployment>();
     let dynamic = DynamicClient::all_with(client, &r);
     send(&dynamic.list(&opts));

@@ -55,7 +55,8 @@
 //! | a typed client (`gentype.Client[T]`), `kubernetes.Clientset` | [`ResourceClient<K>`](rest::ResourceClient); the generated crate's `clientset` |
 //! | `dynamic.Interface`, `unstructured.Unstructured` | [`dynamic::DynamicClient`], [`dynamic::DynamicObject`] |
 //! | `metadata.Interface`, `metav1.PartialObjectMetadata`, `metadatainformer.SharedInformerFactory` | [`metadata::MetadataClient`], [`metadata::PartialObjectMetadata`], [`metadata::MetadataInformerFactory`] |
-//! | `discovery.DiscoveryClient` | [`discovery::DiscoveryClient`] |
+//! | `discovery.DiscoveryClient`, `discovery/cached/disk` | [`discovery::DiscoveryClient`], [`discovery::DiscoveryClient::with_disk_cache`] (kubectl's cache files) |
+//! | `meta.RESTMapper`, `restmapper.DeferredDiscoveryRESTMapper` (with short names and categories) | [`discovery::RestMapper`], [`discovery::RestMapping`] |
 //! | `watch.Interface` | [`rest::WatchStream`] of [`rest::WatchEvent`]s |
 //! | `tools/watch.NewRetryWatcher`; kube-rs's `watcher` | [`watcher::retry_watcher`]; [`watcher::watcher`] (relists on 410) |
 //! | `tools/watch.Until`, `UntilWithSync`; kube-rs's `await_condition` | [`wait::until`], [`wait::until_with_sync`]; [`wait::await_condition`], [`wait::conditions`] |

@@ -100,6 +100,23 @@ impl<T: Object + List + Watch + 'static> ResourceInformerFactory<T> {
         })
     }
 
+    /// The informer of the resource serving `kind` of `api_version`
+    /// (`apps/v1`), found through `mapper` (which discovers again for a kind
+    /// not known yet); then as [`for_resource`](Self::for_resource).
+    ///
+    /// # Cancel safety
+    /// Cancel safe: it only reads discovery before creating the informer.
+    pub async fn for_kind(
+        &self,
+        mapper: &crate::discovery::RestMapper,
+        api_version: &str,
+        kind: &str,
+    ) -> Result<SharedIndexInformer<T>, crate::discovery::MappingError> {
+        let gv = crate::object::GroupVersion::parse(api_version);
+        let mapping = mapper.mapping(gv.group, kind, Some(gv.version)).await?;
+        Ok(self.for_resource(&mapping.resource))
+    }
+
     /// Starts every informer created so far that is not running yet
     /// (client-go `Start`).
     pub fn start(&self) {

@@ -4,17 +4,23 @@
 //! discovery (one request each, Kubernetes ≥ 1.26) and falls back to the
 //! legacy walk (`/api`, `/apis`, then one request per group/version) when
 //! the server answers with the old types. Results are kept in memory until
-//! [`DiscoveryClient::invalidate`], and optionally on disk with a TTL like
-//! kubectl's `~/.kube/cache/discovery` (see [`DiscoveryClient::with_disk_cache`]).
+//! [`DiscoveryClient::invalidate`], and optionally on disk in kubectl's own
+//! cache (`~/.kube/cache/discovery/<host_port>`, one file per group/version,
+//! each fresh for a TTL; see [`DiscoveryClient::with_disk_cache`]): kubectl
+//! reads what this client writes and the other way round.
 //! Only what succeeded is cached: group/versions that failed (or that
 //! aggregated discovery marked stale) are asked again, one request each, on
 //! every [`DiscoveryClient::discover`] until they answer, as client-go's
 //! memory cache does for transient failures.
 //!
-//! Use it to map a kind or plural to a [`DynamicResource`] for the
-//! [`dynamic`](crate::dynamic) client, or to check whether an API exists.
+//! Use [`RestMapper`] to map a kind, a plural, a short name or a category
+//! to what the [`dynamic`](crate::dynamic) client and informers need (it
+//! re-discovers when something is missing, e.g. a CRD just installed);
+//! [`Discovery::find`] is a quick lookup in one snapshot without refresh.
 
-mod cache;
+mod disk;
+mod mapping;
+mod rest_mapper;
 mod types;
 
 use std::collections::BTreeMap;
@@ -27,7 +33,8 @@ use serde::{Deserialize, Serialize};
 use crate::object::{DynamicResource, GroupVersion};
 use crate::rest::{self, Client};
 
-pub use cache::{DEFAULT_TTL, default_cache_dir};
+pub use disk::{DEFAULT_TTL, default_cache_dir, discovery_cache_dir};
+pub use rest_mapper::{MappingError, RestMapper, RestMapping};
 pub use types::{ApiGroup, ApiResource, ServerVersion};
 
 const AGGREGATED_ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
@@ -68,15 +75,25 @@ pub struct Discovery {
 }
 
 impl Discovery {
-    /// Resources of each group's preferred version (no subresources).
+    /// Each resource of each group once, without subresources: at the
+    /// group's preferred version, or at the first version serving it when
+    /// the preferred one does not (client-go's `ServerPreferredResources`,
+    /// what `kubectl api-resources` lists).
     pub fn preferred_resources(&self) -> Vec<&ApiResource> {
-        self.groups
-            .iter()
-            .filter_map(|g| g.preferred_version.as_deref().map(|v| g.group_version(v)))
-            .filter_map(|gv| self.resources.get(&gv))
-            .flatten()
-            .filter(|r| !r.is_subresource())
-            .collect()
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for g in &self.groups {
+            let versions = g
+                .preferred_version
+                .iter()
+                .chain(g.versions.iter().filter(|v| Some(*v) != g.preferred_version.as_ref()));
+            for r in versions.filter_map(|v| self.resources.get(&g.group_version(v))).flatten() {
+                if !r.is_subresource() && seen.insert((r.group.as_str(), r.name.as_str())) {
+                    out.push(r);
+                }
+            }
+        }
+        out
     }
 
     /// Finds a resource by kind, plural, singular or short name
@@ -106,25 +123,31 @@ impl Discovery {
 pub struct DiscoveryClient {
     client: Client,
     memory: Arc<Mutex<Option<Arc<Discovery>>>>,
-    disk: Option<cache::DiskCache>,
+    /// Held while asking the server, so that concurrent callers (say, REST
+    /// mapper misses right after an invalidation) share one discovery.
+    fetching: Arc<tokio::sync::Mutex<()>>,
+    disk: Option<disk::DiskCache>,
 }
 
 impl DiscoveryClient {
     /// A client discovering through `client`, caching in memory only.
     pub fn new(client: Client) -> Self {
-        DiscoveryClient { client, memory: Arc::default(), disk: None }
+        DiscoveryClient { client, memory: Arc::default(), fetching: Arc::default(), disk: None }
     }
 
-    /// Also keep results in `dir` for `ttl` (kubectl uses 6 hours under
-    /// [`default_cache_dir`]).
+    /// Also keep results in `dir`, a server's directory of kubectl's cache
+    /// ([`default_cache_dir`], or [`discovery_cache_dir`] for kubectl's
+    /// `--cache-dir`), each file fresh for `ttl` from when it was written
+    /// (kubectl: [`DEFAULT_TTL`]). Group/versions whose file is missing or
+    /// expired are asked for alone.
     #[must_use]
     pub fn with_disk_cache(mut self, dir: PathBuf, ttl: Duration) -> Self {
-        self.disk = Some(cache::DiskCache::new(dir, ttl));
+        self.disk = Some(disk::DiskCache::new(dir, ttl));
         self
     }
 
-    /// `~/.kube/cache/discovery/<host_port>` with the default TTL, when a
-    /// home directory exists.
+    /// kubectl's cache ([`default_cache_dir`]) with the default TTL, when
+    /// `KUBECACHEDIR` or a home directory exists.
     #[must_use]
     pub fn with_default_disk_cache(self) -> Self {
         match default_cache_dir(&self.client) {
@@ -141,12 +164,14 @@ impl DiscoveryClient {
         Ok(self.client.get("/version").json().await?)
     }
 
-    /// Drops cached results (memory and disk), e.g. after installing a CRD
-    /// or on a "no matches for kind" error.
+    /// Forgets cached results, e.g. after installing a CRD or on a "no
+    /// matches for kind" error: the next discovery asks the server and
+    /// overwrites the disk cache, whose files until then are not read (they
+    /// stay for other readers, as with client-go).
     pub fn invalidate(&self) {
         *self.memory.lock().unwrap_or_else(|e| e.into_inner()) = None;
         if let Some(disk) = &self.disk {
-            disk.remove();
+            disk.invalidate();
         }
     }
 
@@ -154,21 +179,30 @@ impl DiscoveryClient {
     /// that failed last time are asked again (cached results never include
     /// them).
     ///
+    /// Concurrent calls share one discovery.
+    ///
     /// # Cancel safety
     /// Cancel safe: results are cached only once complete.
     pub async fn discover(&self) -> Result<Arc<Discovery>, Error> {
+        let complete = |m: &Option<Arc<Discovery>>| m.as_ref().filter(|d| d.failed.is_empty()).cloned();
+        if let Some(d) = complete(&self.memory.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(d);
+        }
+        let _one_at_a_time = self.fetching.lock().await;
         let memory = self.memory.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let cached = memory.or_else(|| self.disk.as_ref().and_then(cache::DiskCache::load).map(Arc::new));
+        let cached = memory.or_else(|| self.disk.as_ref().and_then(disk::DiskCache::load).map(Arc::new));
         let found = match cached {
             Some(d) if d.failed.is_empty() => d,
             Some(d) => {
                 let retried = self.retry_failed(&d).await;
-                // What answered now joins the file, which keeps its age: the
-                // rest is no fresher than before.
-                if retried.failed.len() < d.failed.len()
-                    && let Some(disk) = &self.disk
-                {
-                    disk.update(&retried);
+                // Only what answered now is written: the other files keep
+                // their age.
+                if let Some(disk) = &self.disk {
+                    for (gv, resources) in &retried.resources {
+                        if d.failed.contains_key(gv) {
+                            disk.store_resources(gv, resources);
+                        }
+                    }
                 }
                 Arc::new(retried)
             }
@@ -283,11 +317,7 @@ impl DiscoveryClient {
                 versions: versions.versions,
             });
         }
-        for g in group_list.groups {
-            let versions: Vec<String> = g.versions.into_iter().map(|v| v.version).collect();
-            let preferred = g.preferred_version.map(|v| v.version).or_else(|| versions.first().cloned());
-            d.groups.push(ApiGroup { name: g.name, versions, preferred_version: preferred });
-        }
+        d.groups.extend(group_list.groups.into_iter().map(ApiGroup::from));
         let requests = d.groups.iter().flat_map(|g| {
             g.versions.iter().map(move |v| {
                 let gv = g.group_version(v);

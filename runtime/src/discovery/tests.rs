@@ -128,23 +128,159 @@ async fn disk_cache_is_used_until_ttl_or_invalidate() {
     let first = DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), DEFAULT_TTL);
     let d1 = first.discover().await.unwrap();
     assert_eq!(server.requests().len(), 2);
-    let files: Vec<_> = std::fs::read_dir(&cache_dir).unwrap().collect();
-    assert_eq!(files.len(), 1, "no temporary files left behind");
+    assert_eq!(
+        files_under(&cache_dir),
+        ["apps/v1/serverresources.json", "servergroups.json", "v1/serverresources.json"]
+    );
 
     let second = DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), DEFAULT_TTL);
-    assert_eq!(second.discover().await.unwrap(), d1);
+    let d2 = second.discover().await.unwrap();
+    assert_eq!((&d2.groups, &d2.resources), (&d1.groups, &d1.resources));
+    assert!(d2.failed.is_empty());
     assert_eq!(server.requests().len(), 2, "served from disk");
 
     let expired = DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), Duration::ZERO);
     expired.discover().await.unwrap();
     assert_eq!(server.requests().len(), 4);
 
-    std::fs::write(cache_dir.join(cache::FILE_NAME_FOR_TESTS), b"{garbage").unwrap();
+    std::fs::write(cache_dir.join("servergroups.json"), b"{garbage").unwrap();
     let third = DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), DEFAULT_TTL);
     third.discover().await.unwrap();
     assert_eq!(server.requests().len(), 6, "corrupt cache is a miss");
+    // Invalidated, the files stay for other readers but are not read:
+    // discovery asks the server and rewrites them.
     third.invalidate();
-    assert!(std::fs::read_dir(&cache_dir).unwrap().next().is_none());
+    assert!(cache_dir.join("servergroups.json").exists());
+    third.discover().await.unwrap();
+    assert_eq!(server.requests().len(), 8);
+    third.discover().await.unwrap();
+    assert_eq!(server.requests().len(), 8, "from memory once rediscovered");
+    let fourth = DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), DEFAULT_TTL);
+    fourth.discover().await.unwrap();
+    assert_eq!(server.requests().len(), 8, "the rewritten files are read");
+}
+
+/// Paths of the files under `dir`, relative, sorted.
+fn files_under(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The files are what client-go's disk cache writes and reads: an
+/// `APIGroupList` with the core group named `""`, one `APIResourceList` per
+/// group/version, directories 0750 and files 0660.
+#[cfg(unix)]
+#[tokio::test]
+async fn disk_cache_files_are_kubectls() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(|r, _| Reply::json(200, fresh_aggregated(&r.path))).await;
+    let cache_dir = dir.path().join("host_6443");
+    DiscoveryClient::new(server.client()).with_disk_cache(cache_dir.clone(), DEFAULT_TTL).discover().await.unwrap();
+    let read =
+        |p: &str| serde_json::from_slice::<serde_json::Value>(&std::fs::read(cache_dir.join(p)).unwrap()).unwrap();
+    assert_eq!(
+        read("servergroups.json"),
+        json!({"kind":"APIGroupList","apiVersion":"v1","groups":[
+            {"name":"","versions":[{"groupVersion":"v1","version":"v1"}],"preferredVersion":{"groupVersion":"v1","version":"v1"}},
+            {"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]})
+    );
+    let apps = read("apps/v1/serverresources.json");
+    assert_eq!((apps["kind"].as_str(), apps["groupVersion"].as_str()), (Some("APIResourceList"), Some("apps/v1")));
+    assert_eq!(
+        apps["resources"][0],
+        json!({"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment",
+            "verbs":["get","list","watch","create"],"shortNames":["deploy"],"categories":["all"]})
+    );
+    assert_eq!(apps["resources"][1]["name"], "deployments/scale");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&cache_dir.join("apps")), 0o750);
+    assert_eq!(mode(&cache_dir.join("apps/v1")), 0o750);
+    assert_eq!(mode(&cache_dir.join("apps/v1/serverresources.json")), 0o660);
+    assert_eq!(mode(&cache_dir.join("servergroups.json")), 0o660);
+}
+
+/// A cache as kubectl writes it (legacy field spellings, subresource kinds
+/// in other groups) is read; a group/version whose file has expired is
+/// asked for alone and written back.
+#[tokio::test]
+async fn reads_kubectls_files_and_asks_only_for_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |p: &str, v: serde_json::Value| {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_vec(&v).unwrap()).unwrap();
+    };
+    write(
+        "servergroups.json",
+        json!({"kind":"APIGroupList","apiVersion":"v1","groups":[
+        {"name":"","versions":[{"groupVersion":"v1","version":"v1"}],"preferredVersion":{"groupVersion":"v1","version":"v1"}},
+        {"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}),
+    );
+    write(
+        "apps/v1/serverresources.json",
+        json!({"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":[
+        {"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get"],"shortNames":["deploy"],"storageVersionHash":"8aSe+NMegvE="},
+        {"name":"deployments/scale","singularName":"","namespaced":true,"group":"autoscaling","version":"v1","kind":"Scale","verbs":["get"]}]}),
+    );
+    let server = TestServer::start(|r, _| legacy(&r.path)).await;
+    let dc = DiscoveryClient::new(server.client()).with_disk_cache(dir.path().to_owned(), DEFAULT_TTL);
+    let d = dc.discover().await.unwrap();
+    let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths, ["/api/v1"], "only the group/version without a file");
+    assert!(d.failed.is_empty());
+    let scale = &d.resources["apps/v1"][1];
+    assert_eq!((scale.group.as_str(), scale.version.as_str(), scale.kind.as_str()), ("apps", "v1", "Scale"));
+    assert_eq!(d.resources["v1"][0].name, "pods");
+    assert!(dir.path().join("v1/serverresources.json").exists(), "what was fetched is cached");
+}
+
+/// Each file has its own age: only the group/version whose file expired is
+/// asked again, and its new file makes it fresh.
+#[tokio::test]
+async fn an_expired_resource_file_is_asked_for_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(|r, _| legacy(&r.path)).await;
+    let client =
+        || DiscoveryClient::new(server.client()).with_disk_cache(dir.path().to_owned(), Duration::from_secs(60));
+    client().discover().await.unwrap();
+    let n = server.requests().len();
+    let apps = dir.path().join("apps/v1/serverresources.json");
+    let old = std::time::SystemTime::now() - Duration::from_secs(120);
+    std::fs::File::options().write(true).open(&apps).unwrap().set_modified(old).unwrap();
+
+    let d = client().discover().await.unwrap();
+    assert_eq!(d.resources["apps/v1"][0].name, "deployments");
+    let mut paths: Vec<String> = server.requests().into_iter().skip(n).map(|r| r.path).collect();
+    paths.sort(); // asked concurrently
+    // metrics.k8s.io never answered, so it has no file either.
+    assert_eq!(paths, ["/apis/apps/v1", "/apis/metrics.k8s.io/v1beta1"]);
+    let age = std::fs::metadata(&apps).unwrap().modified().unwrap().elapsed().unwrap();
+    assert!(age < Duration::from_secs(60), "rewritten: {age:?}");
+}
+
+#[tokio::test]
+async fn cache_dir_is_named_as_kubectl_names_it() {
+    let dir = |url: &str| {
+        let client = crate::rest::Client::new(crate::config::Config::new(url.parse().unwrap())).unwrap();
+        discovery_cache_dir(std::path::Path::new("/c"), &client)
+    };
+    assert_eq!(dir("https://127.0.0.1:6443"), std::path::Path::new("/c/discovery/127.0.0.1_6443"));
+    assert_eq!(dir("http://my-host.example:80"), std::path::Path::new("/c/discovery/my_host.example_80"));
+    assert_eq!(dir("https://h:1/prefix/a"), std::path::Path::new("/c/discovery/h_1/prefix/a"));
+    assert_eq!(dir("https://h/../../x"), std::path::Path::new("/c/discovery/x"));
 }
 
 /// [`aggregated`] without the stale version.
@@ -182,10 +318,8 @@ async fn failed_group_versions_are_asked_again_and_cached_once_they_answer() {
     assert!(d.failed.contains_key("metrics.k8s.io/v1beta1"));
     let n = server.requests().len();
     assert_eq!(n, 5, "/api, /apis and three group/versions");
-    let on_disk: Discovery =
-        serde_json::from_slice(&std::fs::read(dir.path().join(cache::FILE_NAME_FOR_TESTS)).unwrap()).unwrap();
-    assert!(!on_disk.resources.contains_key("metrics.k8s.io/v1beta1"));
-    assert_eq!(on_disk.resources.len(), 2, "what succeeded is cached");
+    assert!(!dir.path().join("metrics.k8s.io").exists(), "a failure is not cached");
+    assert!(dir.path().join("apps/v1/serverresources.json").exists(), "what succeeded is cached");
 
     // From memory and from disk alike, only the failed one is asked again.
     assert!(first.discover().await.unwrap().failed.contains_key("metrics.k8s.io/v1beta1"));

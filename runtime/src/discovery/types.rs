@@ -246,10 +246,6 @@ pub(super) struct LegacyResource {
     #[serde(default)]
     pub namespaced: bool,
     #[serde(default)]
-    pub group: Option<String>,
-    #[serde(default)]
-    pub version: Option<String>,
-    #[serde(default)]
     pub kind: String,
     #[serde(default)]
     pub verbs: Vec<String>,
@@ -259,14 +255,26 @@ pub(super) struct LegacyResource {
     pub categories: Vec<String>,
 }
 
+impl From<LegacyGroup> for ApiGroup {
+    fn from(g: LegacyGroup) -> Self {
+        let versions: Vec<String> = g.versions.into_iter().map(|v| v.version).collect();
+        let preferred_version = g.preferred_version.map(|v| v.version).or_else(|| versions.first().cloned());
+        ApiGroup { name: g.name, versions, preferred_version }
+    }
+}
+
 impl LegacyResource {
+    /// The resource as served in `group`/`version`. The document's own
+    /// `group`/`version` fields name where a subresource's kind lives
+    /// (`autoscaling/v1` for `deployments/scale`), not where it is served,
+    /// so they are not used: aggregated discovery gives the same result.
     pub fn into_resource(self, group: &str, version: &str) -> ApiResource {
         ApiResource {
             name: self.name,
             singular_name: self.singular_name,
             namespaced: self.namespaced,
-            group: self.group.filter(|g| !g.is_empty()).unwrap_or_else(|| group.to_owned()),
-            version: self.version.filter(|v| !v.is_empty()).unwrap_or_else(|| version.to_owned()),
+            group: group.to_owned(),
+            version: version.to_owned(),
             kind: self.kind,
             verbs: self.verbs,
             short_names: self.short_names,

@@ -132,6 +132,10 @@ fn runtime_errors_name_their_own_layer_only() {
     for err in rest_errors() {
         assert_names_its_own_layer_only(&leaderelection::Error::Rest(err));
     }
+    assert_names_its_own_layer_only(&discovery::MappingError::Discovery(discovery::Error::Decode {
+        what: "/apis".into(),
+        source: json_error(),
+    }));
 }
 
 #[tokio::test]

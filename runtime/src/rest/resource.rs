@@ -262,6 +262,24 @@ impl<K: ClientObject> ResourceClient<K> {
         self.decode
     }
 
+    /// The client of the resource serving `kind` of `api_version` (`apps/v1`,
+    /// `v1`: an object's `apiVersion`), found through `mapper`, which
+    /// discovers again if the kind is not known yet (a CRD just installed).
+    ///
+    /// # Cancel safety
+    /// Cancel safe: it only reads discovery.
+    pub async fn for_kind(
+        client: Client,
+        mapper: &crate::discovery::RestMapper,
+        api_version: &str,
+        kind: &str,
+        namespace: Option<&str>,
+    ) -> Result<Self, crate::discovery::MappingError> {
+        let gv = crate::object::GroupVersion::parse(api_version);
+        let mapping = mapper.mapping(gv.group, kind, Some(gv.version)).await?;
+        Ok(Self::for_resource(client, &mapping.resource, namespace))
+    }
+
     /// The client of `resource` in `namespace`.
     #[must_use]
     pub fn namespaced_with(client: Client, namespace: &str, resource: &DynamicResource) -> Self {

@@ -25,6 +25,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const KUBECONFIG_ENV: &str = "K8S_TESTENV_KUBECONFIG";
 /// Overrides the path of the `kube-testenv` binary.
 pub const BIN_ENV: &str = "K8S_TESTENV_BIN";
+/// Overrides where [`TestEnv::kubectl`] finds kubectl.
+pub const KUBECTL_ENV: &str = "K8S_KUBECTL_BIN";
 /// How a child's log says that the port it was given had been taken.
 const PORT_TAKEN: &str = "address already in use";
 
@@ -237,6 +239,26 @@ impl TestEnv {
     /// TEXT` answers HTTP GETs on `127.0.0.1:N`, a target for port-forwarding.
     pub fn binary(&self) -> PathBuf {
         binary_path()
+    }
+    /// kubectl of the same Kubernetes release: `$K8S_KUBECTL_BIN`, or
+    /// `kubectl` beside the kube-testenv binary (`make testenv-build` builds
+    /// both).
+    ///
+    /// # Panics
+    /// When it is not there, saying how to build it: a test that needs
+    /// kubectl fails without it.
+    pub fn kubectl(&self) -> PathBuf {
+        let bin = match std::env::var_os(KUBECTL_ENV) {
+            Some(p) => PathBuf::from(p),
+            None => binary_path().with_file_name("kubectl"),
+        };
+        if !bin.is_file() {
+            panic!(
+                "testenv: kubectl not found at {}: `make testenv-build` builds it beside kube-testenv (or set {KUBECTL_ENV})",
+                bin.display()
+            );
+        }
+        bin
     }
     /// Time from spawning the supervisor to ready (zero when attached).
     pub fn startup_time(&self) -> Duration {
