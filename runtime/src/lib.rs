@@ -48,10 +48,12 @@
 //! | client-go | here |
 //! |---|---|
 //! | `rest.Config`, `clientcmd` (kubeconfig), `rest.InClusterConfig` | [`Config`], [`config`] |
+//! | `clientcmd.ModifyConfig`, `kubectl config set-context`/`use-context` | [`config::KubeconfigFiles::modify`], `set_current_context`, `set_context_namespace` (kubectl's files, locks and bytes) |
 //! | rotated certificate and CA files (`transport/cert_rotation.go`, `ClientsAllowCARotation`) | [`config::CertificateFiles`] |
 //! | `rest.RESTClient` | [`rest::Client`] (raw requests: [`rest::Request`]) |
 //! | `rest.WarningHandler`, `NoWarnings`, `NewWarningWriter{Deduplicate}` | [`config::WarningHandler`], [`config::NoWarnings`], [`config::LogWarnings`] (the default, deduplicated), on [`Config::warning_handler`] |
 //! | Go transport's gzip, `Config.DisableCompression` | on by default ([`Config::disable_compression`]); [`rest::Body::wire_bytes`] |
+//! | `tools/metrics` (`rest_client_*`), `Config.WrapTransport` | [`rest::metrics::RequestMetrics`] and `PrometheusRequestMetrics` (feature `metrics`), [`rest::ClientBuilder::layer`] (tower layers); every request in a `request` tracing span |
 //! | a typed client (`gentype.Client[T]`), `kubernetes.Clientset` | [`ResourceClient<K>`](rest::ResourceClient); the generated crate's `clientset` |
 //! | `dynamic.Interface`, `unstructured.Unstructured` | [`dynamic::DynamicClient`], [`dynamic::DynamicObject`] |
 //! | `metadata.Interface`, `metav1.PartialObjectMetadata`, `metadatainformer.SharedInformerFactory` | [`metadata::MetadataClient`], [`metadata::PartialObjectMetadata`], [`metadata::MetadataInformerFactory`] |
@@ -64,6 +66,7 @@
 //! | `cache.SharedIndexInformer`, `ResourceEventHandlerFuncs` | [`cache::SharedIndexInformer`], [`cache::ResourceEventHandlerFuncs`], [`cache::EnqueueKeys`] |
 //! | `cache.Reflector`, `RealFIFO`, `DeltaFIFO`, `ThreadSafeStore`, `Indexer` | [`cache::reflector`], [`cache::real_fifo`], [`cache::delta_fifo`], [`cache::store`] |
 //! | `WaitForCacheSync` | [`cache::SharedInformerFactory::wait_for_cache_sync_within`] |
+//! | informer metrics (`InformerMetricsProvider`, `WithInformerName`) | `cache::InformerMetricsProvider`, `cache::FactoryBuilder::metrics`, `cache::PrometheusInformerMetrics` (features `informers`, `metrics`) |
 //! | `utilruntime.HandleCrash` in informers | [`cache::OnPanic`], [`cache::SharedIndexInformer::failure`] |
 //! | listers (`DeploymentLister`) | [`cache::Lister<K>`](cache::Lister); the generated crate's `listers` |
 //! | `workqueue.TypedRateLimitingInterface` | [`workqueue::RateLimitingQueue`] |
