@@ -476,4 +476,3 @@ impl<K: verbs::List + verbs::Watch> State<K> {
         Phase::Backoff { until: now + self.backoff.next_delay(now), then }
     }
 }
-
