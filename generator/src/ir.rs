@@ -193,6 +193,12 @@ pub struct MergeFacts {
     /// How strategic merge patch merges an array: `merge` in
     /// `x-kubernetes-patch-strategy`, by `x-kubernetes-patch-merge-key`.
     pub patch: PatchStrategy,
+    /// `retainKeys` in `x-kubernetes-patch-strategy`: the strategic merge
+    /// patches of the value (of each element, for an array) list the fields
+    /// they keep in `$retainKeys`, so that fields of a union the patch
+    /// switches away from are cleared (a Deployment's `strategy`, a pod's
+    /// `volumes`).
+    pub retain_keys: bool,
     /// The facts of an array's items or of a map's values.
     pub inner: Option<Box<MergeFacts>>,
 }

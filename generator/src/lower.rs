@@ -297,6 +297,7 @@ impl<'a> Lowering<'a> {
         let mut map_type = self.map_type(schema, pointer)?;
         let mut list_type = self.list_type(schema, pointer)?;
         let mut patch = patch_strategy(schema);
+        let mut retain_keys = retains_keys(schema);
         let (node, node_pointer) = match &member {
             Some((m, at)) => {
                 map_type = map_type.or(self.map_type(m, at)?);
@@ -305,6 +306,7 @@ impl<'a> Lowering<'a> {
                 }
                 if schema.patch_strategy.is_none() {
                     patch = patch_strategy(m);
+                    retain_keys = retains_keys(m);
                 }
                 (*m, at.as_str())
             }
@@ -327,7 +329,7 @@ impl<'a> Lowering<'a> {
         } else {
             None
         };
-        Ok(MergeFacts { map_type, list_type, patch, inner: inner.map(Box::new) })
+        Ok(MergeFacts { map_type, list_type, patch, retain_keys, inner: inner.map(Box::new) })
     }
 
     /// A node's `x-kubernetes-map-type`.
@@ -591,9 +593,9 @@ fn field_doc(schema: &Schema, extended: bool) -> Option<String> {
 }
 
 /// How strategic merge patch merges the array at a node: `merge` among the
-/// comma-separated `x-kubernetes-patch-strategy` (beside `retainKeys`,
-/// which only tells clients to send `$retainKeys`) merges it, by its
-/// `x-kubernetes-patch-merge-key` if it has one.
+/// comma-separated `x-kubernetes-patch-strategy` (beside `retainKeys`, see
+/// [`retains_keys`]) merges it, by its `x-kubernetes-patch-merge-key` if it
+/// has one.
 fn patch_strategy(schema: &Schema) -> PatchStrategy {
     match schema.patch_strategy.as_deref() {
         Some(strategy) if strategy.split(',').any(|s| s == "merge") => {
@@ -601,4 +603,11 @@ fn patch_strategy(schema: &Schema) -> PatchStrategy {
         }
         _ => PatchStrategy::Replace,
     }
+}
+
+/// Whether `retainKeys` is among a node's comma-separated
+/// `x-kubernetes-patch-strategy`: its strategic merge patches carry
+/// `$retainKeys`.
+fn retains_keys(schema: &Schema) -> bool {
+    schema.patch_strategy.as_deref().is_some_and(|strategy| strategy.split(',').any(|s| s == "retainKeys"))
 }

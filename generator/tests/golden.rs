@@ -178,3 +178,24 @@ fn apply_configurations_are_optional_twins_behind_their_feature() {
     assert!(!file(&out, "src/api/core/v1/widget.rs").contains("pub fn extract"));
     assert!(!file(&out, "src/api/core/v1/widget.rs").contains("apply::ApplyConfiguration"));
 }
+
+#[test]
+fn retain_keys_fields_wrap_their_merge_and_kinds_carry_their_schema() {
+    let out = fixture_output();
+    let spec = file(&out, "src/api/core/v1/widget_spec.rs");
+    // `retainKeys` wraps the field's own merge; the plain `tree` is not wrapped.
+    let strategy = "(\n                \"strategy\",\n                ::k8s_client_runtime::apply::Merge::RetainKeys(\n                    \
+                    &::k8s_client_runtime::apply::Merge::Struct(\n                        \
+                    <crate::api::core::v1::TreeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,";
+    assert!(spec.contains(strategy), "{spec}");
+    let tree = "(\n                \"tree\",\n                ::k8s_client_runtime::apply::Merge::Struct(";
+    assert!(spec.contains(tree), "{spec}");
+    // A kind's schema is its apply configuration's, behind the same feature.
+    let widget = file(&out, "src/api/core/v1/widget.rs");
+    let link = "#[cfg(feature = \"apply\")]\nimpl ::k8s_client_runtime::apply::MergeFields for Widget {\n    #[inline]\n    \
+                fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {\n        \
+                <WidgetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()\n    }\n}";
+    assert!(widget.contains(link), "{widget}");
+    // Structs that are not kinds get no such link.
+    assert!(!spec.contains("MergeFields for WidgetSpec {"), "{spec}");
+}

@@ -2,7 +2,8 @@
 //! merge schemas: merging the patch of two objects into the first gives the
 //! second, for seeded random edits of the fully populated testdata objects
 //! (no apiserver needed), and the real apiserver merges a patch of a
-//! Deployment into what the runtime's own merge gives.
+//! Deployment into what the runtime's own merge gives, and clears the
+//! fields a `$retainKeys` patch does not keep.
 
 mod support;
 
@@ -193,8 +194,9 @@ fn patches_of_edited_testdata_objects_merge_back_into_the_edit() {
     }
 }
 
-/// The typed path: `Patch::strategic_diff` with the generated schema gives
-/// the untyped function's patch of the same objects.
+/// The typed path: `Patch::strategic_diff` with the kind's generated schema
+/// gives the untyped function's patch of the same objects with its apply
+/// configuration's.
 #[test]
 fn typed_diff_is_the_diff_of_the_objects_json() {
     let old: Pod = serde_json::from_value(testdata("core.v1.Pod.json")).unwrap();
@@ -203,7 +205,7 @@ fn typed_diff_is_the_diff_of_the_objects_json() {
     spec.containers[0].image = Some("app:2".into());
     spec.containers[0].env = None;
     new.metadata.labels.get_or_insert_default().insert("tier", "web".into());
-    let patch = Patch::strategic_diff::<PodApply, _>(&old, &new).unwrap();
+    let patch = Patch::strategic_diff(&old, &new).unwrap();
     let expected = strategic::two_way_patch(
         &serde_json::to_value(&old).unwrap(),
         &serde_json::to_value(&new).unwrap(),
@@ -273,7 +275,7 @@ async fn the_apiserver_merges_a_two_way_patch_into_the_changed_object() {
     volumes.retain(|v| v.name != "tmp");
     volumes.push(serde_json::from_value(json!({"name": "scratch", "emptyDir": {}})).unwrap());
 
-    let patch = Patch::strategic_diff::<DeploymentApply, _>(&old, &new).unwrap();
+    let patch = Patch::strategic_diff(&old, &new).unwrap();
     let body = patch.body();
     // Sent element by element, not whole lists.
     assert_eq!(
@@ -298,4 +300,51 @@ async fn the_apiserver_merges_a_two_way_patch_into_the_changed_object() {
         strategic::merge(&serde_json::to_value(&old).unwrap(), body, Merge::Struct(DeploymentApply::merge_fields))
             .unwrap();
     assert_eq!(merged["spec"], served["spec"]);
+}
+
+/// A Deployment as its author wrote it, with a strategy of `strategy_type`
+/// (the apiserver defaults `rollingUpdate` in when it is `RollingUpdate`).
+fn web_with_strategy(namespace: &str, strategy_type: &str) -> Deployment {
+    let mut deployment = serde_json::to_value(web(namespace)).unwrap();
+    deployment["spec"]["strategy"] = json!({"type": strategy_type});
+    serde_json::from_value(deployment).unwrap()
+}
+
+/// `spec.strategy` is `retainKeys`: the patch from the author's
+/// `RollingUpdate` to `Recreate` lists the fields it keeps, as
+/// apimachinery's does, so the apiserver drops the `rollingUpdate` it
+/// defaulted in, which the author never wrote and so cannot delete (without
+/// `$retainKeys` the same patch is refused: `Recreate` with
+/// `rollingUpdate`).
+#[tokio::test]
+async fn a_retain_keys_patch_clears_the_strategy_fields_it_does_not_keep() {
+    let namespace = support::namespace("smp-retain");
+    let deployments = support::clientset().apps_v1().deployments(&namespace);
+    let written = web_with_strategy(&namespace, "RollingUpdate");
+    let created = deployments.create(&written, &CreateOptions::default()).await.unwrap();
+    let defaulted = serde_json::to_value(&created).unwrap();
+    assert!(defaulted["spec"]["strategy"]["rollingUpdate"].is_object(), "{}", defaulted["spec"]["strategy"]);
+
+    // From the object as served, the field to drop is in the patch too.
+    let mut recreate = created.clone();
+    recreate.spec.strategy = Some(Box::new(serde_json::from_value(json!({"type": "Recreate"})).unwrap()));
+    assert_eq!(
+        Patch::strategic_diff(&created, &recreate).unwrap().body(),
+        &json!({"spec": {"strategy": {"$retainKeys": ["type"], "rollingUpdate": null, "type": "Recreate"}}})
+    );
+
+    let patch = Patch::strategic_diff(&written, &web_with_strategy(&namespace, "Recreate")).unwrap();
+    assert_eq!(patch.body(), &json!({"spec": {"strategy": {"$retainKeys": ["type"], "type": "Recreate"}}}));
+
+    let mut without_retain_keys = patch.body().clone();
+    without_retain_keys["spec"]["strategy"].as_object_mut().unwrap().remove("$retainKeys");
+    let refused =
+        deployments.patch("web", &Patch::Strategic(without_retain_keys), &PatchOptions::default()).await.unwrap_err();
+    assert!(refused.is_invalid(), "{refused}");
+
+    let patched = deployments.patch("web", &patch, &PatchOptions::default()).await.unwrap();
+    assert_eq!(serde_json::to_value(&patched).unwrap()["spec"]["strategy"], json!({"type": "Recreate"}));
+    // The runtime's own merge of the patch into the defaulted object agrees.
+    let merged = strategic::merge(&defaulted, patch.body(), Merge::Struct(Deployment::merge_fields)).unwrap();
+    assert_eq!(merged["spec"]["strategy"], json!({"type": "Recreate"}));
 }

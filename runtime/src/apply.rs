@@ -74,10 +74,11 @@ pub enum Merge {
     /// element's, for a list) list the fields they keep in `$retainKeys`
     /// (patch strategy `retainKeys`, as a Deployment's `strategy` and a pod's
     /// `volumes` have), so that [`two_way_patch`](crate::strategic::two_way_patch)
-    /// creates them as apimachinery does. Server-side apply ignores it.
-    /// The generated `MergeFields` do not carry it yet: patches created
-    /// with them lack `$retainKeys`, which changes nothing when merged into
-    /// the original object.
+    /// creates them as apimachinery does: merged, such a patch clears the
+    /// fields it does not list (switching a Deployment's strategy to
+    /// `Recreate` drops its `rollingUpdate`). Server-side apply ignores it.
+    /// It wraps the field's merge in its struct's [`MergeFields`]:
+    /// `("strategy", Merge::RetainKeys(&Merge::Struct(..)))`.
     RetainKeys(&'static Merge),
 }
 
@@ -179,8 +180,12 @@ impl Merge {
     }
 }
 
-/// How the fields of a generated apply configuration merge; generated with
-/// it (the `apply` feature) for [`extract`].
+/// A type's merge schema: how its fields merge. Generated (the generated
+/// crate's `apply` feature) for every apply configuration, which
+/// [`extract`] reads managed fields by, and for every kind, the same as its
+/// apply configuration's, which
+/// [`Patch::strategic_diff`](crate::rest::Patch::strategic_diff) diffs two
+/// versions of the kind by.
 pub trait MergeFields {
     /// The fields that do not merge atomically, sorted by JSON name; a field
     /// not listed is [`Merge::Atomic`].

@@ -22,8 +22,9 @@
 //!   [`merge`].
 //!
 //! # The schema
-//! Both are driven by a kind's [`Merge`] schema, the generated `MergeFields`
-//! of its apply configuration (`Merge::Struct(DeploymentApply::merge_fields)`).
+//! Both are driven by a kind's [`Merge`] schema, the generated
+//! [`MergeFields`](crate::apply::MergeFields) of the kind and of its apply
+//! configuration (`Merge::Struct(Deployment::merge_fields)`).
 //! Objects are merged key by key whatever the schema says; lists merge as
 //! their [`PatchStrategy`](crate::apply::PatchStrategy) says (by merge key,
 //! by value, or replaced whole); a [`Merge::RetainKeys`] value's patches list

@@ -100,6 +100,20 @@ pub fn emit_apply(api: &Api, sp: &StructPlan, ap: &ApplyPlan) -> TokenStream {
             impl ::k8s_client_runtime::apply::ApplyConfiguration<#target> for #name {}
         }
     });
+    // The kind merges as its apply configuration does: its schema, for
+    // `Patch::strategic_diff` of two versions of the kind.
+    let kind_merge_fields = ap.kind.as_ref().map(|_| {
+        let target = ident(target);
+        quote! {
+            #cfg
+            impl ::k8s_client_runtime::apply::MergeFields for #target {
+                #[inline]
+                fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+                    <#name as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+                }
+            }
+        }
+    });
     let merge_fields = ap.merge_fields.iter().map(|(json, m)| {
         let m = merge(api, m);
         quote!((#json, #m),)
@@ -127,6 +141,7 @@ pub fn emit_apply(api: &Api, sp: &StructPlan, ap: &ApplyPlan) -> TokenStream {
             #extract
         }
         #trait_impl
+        #kind_merge_fields
         #cfg
         impl ::k8s_client_runtime::apply::MergeFields for #name {
             #[inline]
@@ -171,6 +186,10 @@ fn merge(api: &Api, m: &Merge) -> TokenStream {
                 patch: #patch,
                 element: #element,
             }))
+        }
+        Merge::RetainKeys(inner) => {
+            let inner = merge(api, inner);
+            quote!(#runtime::RetainKeys(&#inner))
         }
     }
 }

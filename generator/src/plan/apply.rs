@@ -120,6 +120,10 @@ pub enum Merge<'a> {
     /// Untyped JSON (preserved unknown fields, `RawExtension`): objects
     /// merged key by key, lists and scalars whole.
     Deduced,
+    /// Merged as the wrapped value, whose strategic merge patches (each
+    /// element's, for a list) carry `$retainKeys` (patch strategy
+    /// `retainKeys`); server-side apply ignores it.
+    RetainKeys(Box<Merge<'a>>),
 }
 
 /// What a field's builder does, as client-go's `With<Field>`.
@@ -276,15 +280,32 @@ pub fn apply_plan<'a>(
 /// granular; a list is granular when its list type is `set` or `map`;
 /// untyped JSON is deduced from the value. A list strategic merge patch
 /// merges (patch strategy `merge`) is listed even where apply replaces it
-/// whole.
+/// whole, and a value whose patches retain keys (patch strategy
+/// `retainKeys`) is wrapped in [`Merge::RetainKeys`] whatever apply does.
 pub fn merge<'a>(
     api: &'a Api,
     names: &BTreeMap<&'a str, String>,
     ty: &'a FieldType,
     facts: &'a MergeFacts,
 ) -> Merge<'a> {
-    static NO_FACTS: MergeFacts =
-        MergeFacts { map_type: None, list_type: ListType::Atomic, patch: PatchStrategy::Replace, inner: None };
+    let merged = merge_ignoring_retain_keys(api, names, ty, facts);
+    if facts.retain_keys { Merge::RetainKeys(Box::new(merged)) } else { merged }
+}
+
+/// [`merge`] without the `RetainKeys` wrapper `facts` may ask for.
+fn merge_ignoring_retain_keys<'a>(
+    api: &'a Api,
+    names: &BTreeMap<&'a str, String>,
+    ty: &'a FieldType,
+    facts: &'a MergeFacts,
+) -> Merge<'a> {
+    static NO_FACTS: MergeFacts = MergeFacts {
+        map_type: None,
+        list_type: ListType::Atomic,
+        patch: PatchStrategy::Replace,
+        retain_keys: false,
+        inner: None,
+    };
     let inner = facts.inner.as_deref().unwrap_or(&NO_FACTS);
     let atomic = facts.map_type == Some(MapType::Atomic);
     match ty {

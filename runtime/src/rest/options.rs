@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::apply::{ApplyConfiguration, Merge, MergeFields};
+use crate::apply::{Merge, MergeFields};
 use crate::strategic::StrategicPatchError;
 
 /// Query parameters in the order they are written.
@@ -302,26 +302,52 @@ impl Patch {
     }
 
     /// The strategic merge patch that turns `original` into `modified`, two
-    /// objects of a generated kind `K`, with the merge schema of `A`, `K`'s
-    /// apply configuration (the generated crate's `apply` feature): only
-    /// what changed, lists such as containers, env and volumes patched
-    /// element by element. See [`strategic`](crate::strategic) for when to
-    /// use it and [`strategic::two_way_patch`](crate::strategic::two_way_patch)
-    /// for what the patch holds.
+    /// objects of kind `K`, with `K`'s merge schema (its [`MergeFields`],
+    /// which a generated kind has with the generated crate's `apply`
+    /// feature): only what changed, lists such as containers, env and
+    /// volumes patched element by element, `$retainKeys` where the schema
+    /// asks for it. See [`strategic`](crate::strategic) for when to use it,
+    /// [`strategic::two_way_patch`](crate::strategic::two_way_patch) for what
+    /// the patch holds and
+    /// [`strategic::two_way_patch_of`](crate::strategic::two_way_patch_of)
+    /// for a type without a schema of its own.
     ///
-    /// ```ignore
-    /// let old = deployments.get("web").await?;
-    /// let mut new = old.clone();
-    /// new.spec.get_or_insert_default().replicas = Some(3);
-    /// let patch = Patch::strategic_diff::<DeploymentApply, _>(&old, &new)?;
-    /// deployments.patch("web", &patch, &PatchOptions::default()).await?;
+    /// With a generated kind, `Patch::strategic_diff(&old, &new)?` is sent as
+    /// `deployments.patch("web", &patch, &PatchOptions::default())`. Here a
+    /// kind written out, its `strategy` with patch strategy `retainKeys` as
+    /// a Deployment's, switched from `RollingUpdate` to `Recreate`: the patch
+    /// keeps only `type`, so the apiserver drops `rollingUpdate` too.
+    ///
     /// ```
-    pub fn strategic_diff<A, K>(original: &K, modified: &K) -> Result<Patch, StrategicPatchError>
-    where
-        A: ApplyConfiguration<K> + MergeFields,
-        K: Serialize,
-    {
-        crate::strategic::two_way_patch_of(original, modified, Merge::Struct(A::merge_fields)).map(Patch::Strategic)
+    /// use k8s_client_runtime::apply::{Merge, MergeFields};
+    /// use k8s_client_runtime::rest::Patch;
+    /// use serde_json::{Value, json};
+    ///
+    /// #[derive(serde::Serialize)]
+    /// struct Spec {
+    ///     strategy: Value,
+    /// }
+    ///
+    /// impl MergeFields for Spec {
+    ///     fn merge_fields() -> &'static [(&'static str, Merge)] {
+    ///         &[("strategy", Merge::RetainKeys(&Merge::Atomic))]
+    ///     }
+    /// }
+    ///
+    /// let old = Spec { strategy: json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}) };
+    /// let new = Spec { strategy: json!({"type": "Recreate"}) };
+    /// let patch = Patch::strategic_diff(&old, &new)?;
+    /// assert_eq!(
+    ///     patch.body(),
+    ///     &json!({"strategy": {"$retainKeys": ["type"], "rollingUpdate": null, "type": "Recreate"}})
+    /// );
+    /// # Ok::<_, k8s_client_runtime::strategic::StrategicPatchError>(())
+    /// ```
+    pub fn strategic_diff<K: MergeFields + Serialize>(
+        original: &K,
+        modified: &K,
+    ) -> Result<Patch, StrategicPatchError> {
+        crate::strategic::two_way_patch_of(original, modified, Merge::Struct(K::merge_fields)).map(Patch::Strategic)
     }
 
     /// The patch document.
@@ -468,16 +494,14 @@ mod tests {
         assert_eq!(Patch::Strategic(serde_json::json!({})).content_type(), "application/strategic-merge-patch+json");
     }
 
-    /// A kind and its apply configuration, whose `items` merge by `name`.
+    /// A kind and its apply configuration, whose `items` merge by `name`;
+    /// the kind merges as its apply configuration, as generated kinds do.
     #[derive(Serialize)]
     struct Kind {
         items: Vec<serde_json::Value>,
     }
 
-    #[derive(Serialize)]
     struct KindApply;
-
-    impl ApplyConfiguration<Kind> for KindApply {}
 
     impl MergeFields for KindApply {
         fn merge_fields() -> &'static [(&'static str, Merge)] {
@@ -491,12 +515,18 @@ mod tests {
         }
     }
 
+    impl MergeFields for Kind {
+        fn merge_fields() -> &'static [(&'static str, Merge)] {
+            KindApply::merge_fields()
+        }
+    }
+
     #[test]
-    fn strategic_diff_uses_the_apply_configurations_schema() {
+    fn strategic_diff_uses_the_kinds_schema() {
         use serde_json::json;
         let old = Kind { items: vec![json!({"name": "a", "v": 1}), json!({"name": "b"})] };
         let new = Kind { items: vec![json!({"name": "a", "v": 2})] };
-        let patch = Patch::strategic_diff::<KindApply, _>(&old, &new).unwrap();
+        let patch = Patch::strategic_diff(&old, &new).unwrap();
         assert_eq!(patch.content_type(), "application/strategic-merge-patch+json");
         assert_eq!(
             patch.body(),

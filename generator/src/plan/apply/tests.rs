@@ -29,6 +29,7 @@ fn show(m: &Merge) -> String {
             };
             format!("List({apply}, {patch}, {})", show(element))
         }
+        Merge::RetainKeys(inner) => format!("RetainKeys({})", show(inner)),
     }
 }
 
@@ -58,7 +59,12 @@ fn kubernetes_types_merge_as_their_schema_says() {
         // `selector` is an atomic LabelSelector: not listed.
         (
             "io.k8s.api.apps.v1.DeploymentSpec",
-            &[("strategy", "Struct(DeploymentStrategyApply)"), ("template", "Struct(PodTemplateSpecApply)")],
+            // `strategy` is `retainKeys`: its patches say which of its
+            // fields stay, so switching to `Recreate` drops `rollingUpdate`.
+            &[
+                ("strategy", "RetainKeys(Struct(DeploymentStrategyApply))"),
+                ("template", "Struct(PodTemplateSpecApply)"),
+            ],
         ),
         (
             "io.k8s.api.apps.v1.Deployment",
@@ -89,8 +95,9 @@ fn kubernetes_types_merge_as_their_schema_says() {
     }
     let single: &[(&str, &str, &str)] = &[
         ("io.k8s.api.core.v1.PodSpec", "containers", "List(map[name], merge[name], Struct(ContainerApply))"),
-        // `merge,retainKeys`: merged by name.
-        ("io.k8s.api.core.v1.PodSpec", "volumes", "List(map[name], merge[name], Struct(VolumeApply))"),
+        // `merge,retainKeys`: merged by name, each element's patch with
+        // `$retainKeys`.
+        ("io.k8s.api.core.v1.PodSpec", "volumes", "RetainKeys(List(map[name], merge[name], Struct(VolumeApply)))"),
         ("io.k8s.api.core.v1.PodSpec", "tolerations", "Atomic"),
         // The property's own `atomic` on a map.
         ("io.k8s.api.core.v1.PodSpec", "nodeSelector", "Atomic"),

@@ -411,6 +411,13 @@ impl MutatingAdmissionPolicyBindingApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<MutatingAdmissionPolicyBinding>
 for MutatingAdmissionPolicyBindingApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicyBinding {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <MutatingAdmissionPolicyBindingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicyBindingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

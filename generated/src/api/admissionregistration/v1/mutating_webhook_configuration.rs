@@ -418,6 +418,13 @@ impl MutatingWebhookConfigurationApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<MutatingWebhookConfiguration>
 for MutatingWebhookConfigurationApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for MutatingWebhookConfiguration {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <MutatingWebhookConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for MutatingWebhookConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -470,6 +470,13 @@ impl ValidatingAdmissionPolicyApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ValidatingAdmissionPolicy>
 for ValidatingAdmissionPolicyApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicy {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <ValidatingAdmissionPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

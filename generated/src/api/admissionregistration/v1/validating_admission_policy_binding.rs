@@ -404,6 +404,13 @@ impl ValidatingAdmissionPolicyBindingApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ValidatingAdmissionPolicyBinding>
 for ValidatingAdmissionPolicyBindingApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicyBinding {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <ValidatingAdmissionPolicyBindingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicyBindingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -420,6 +420,13 @@ impl ValidatingWebhookConfigurationApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ValidatingWebhookConfiguration>
 for ValidatingWebhookConfigurationApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ValidatingWebhookConfiguration {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <ValidatingWebhookConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for ValidatingWebhookConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -403,6 +403,13 @@ impl MutatingAdmissionPolicyApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<MutatingAdmissionPolicy>
 for MutatingAdmissionPolicyApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicy {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <MutatingAdmissionPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -437,8 +437,10 @@ impl ::k8s_client_runtime::apply::MergeFields for DeploymentSpecApply {
         &[
             (
                 "strategy",
-                ::k8s_client_runtime::apply::Merge::Struct(
-                    <crate::api::apps::v1::DeploymentStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                ::k8s_client_runtime::apply::Merge::RetainKeys(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::apps::v1::DeploymentStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
                 ),
             ),
             (

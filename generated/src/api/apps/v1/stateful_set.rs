@@ -458,6 +458,13 @@ impl StatefulSetApply {
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<StatefulSet> for StatefulSetApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for StatefulSet {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <StatefulSetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for StatefulSetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -431,6 +431,13 @@ impl TokenReviewApply {
     }
 }
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for TokenReview {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <TokenReviewApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for TokenReviewApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

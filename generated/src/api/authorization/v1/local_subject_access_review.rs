@@ -435,6 +435,13 @@ impl LocalSubjectAccessReviewApply {
     }
 }
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for LocalSubjectAccessReview {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <LocalSubjectAccessReviewApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for LocalSubjectAccessReviewApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -431,6 +431,13 @@ impl SelfSubjectAccessReviewApply {
     }
 }
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectAccessReview {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <SelfSubjectAccessReviewApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectAccessReviewApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -456,6 +456,13 @@ impl HorizontalPodAutoscalerApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<HorizontalPodAutoscaler>
 for HorizontalPodAutoscalerApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscaler {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <HorizontalPodAutoscalerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscalerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

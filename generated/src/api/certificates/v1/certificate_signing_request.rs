@@ -462,6 +462,13 @@ impl CertificateSigningRequestApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<CertificateSigningRequest>
 for CertificateSigningRequestApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for CertificateSigningRequest {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <CertificateSigningRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for CertificateSigningRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

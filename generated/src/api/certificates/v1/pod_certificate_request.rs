@@ -458,6 +458,13 @@ impl PodCertificateRequestApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<PodCertificateRequest>
 for PodCertificateRequestApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PodCertificateRequest {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <PodCertificateRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for PodCertificateRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

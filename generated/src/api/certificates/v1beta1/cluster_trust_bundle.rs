@@ -397,6 +397,13 @@ impl ClusterTrustBundleApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ClusterTrustBundle>
 for ClusterTrustBundleApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ClusterTrustBundle {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <ClusterTrustBundleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for ClusterTrustBundleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -395,6 +395,13 @@ impl LeaseCandidateApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<LeaseCandidate>
 for LeaseCandidateApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for LeaseCandidate {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <LeaseCandidateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for LeaseCandidateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -461,6 +461,13 @@ impl PersistentVolumeClaimApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<PersistentVolumeClaim>
 for PersistentVolumeClaimApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaim {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <PersistentVolumeClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

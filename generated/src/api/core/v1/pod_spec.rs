@@ -2400,16 +2400,18 @@ impl ::k8s_client_runtime::apply::MergeFields for PodSpecApply {
             ),
             (
                 "resourceClaims",
-                ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::ListMerge {
-                        apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
-                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
-                            "name",
-                        ),
-                        element: ::k8s_client_runtime::apply::Merge::Struct(
-                            <crate::api::core::v1::PodResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                        ),
-                    },
+                ::k8s_client_runtime::apply::Merge::RetainKeys(
+                    &::k8s_client_runtime::apply::Merge::List(
+                        &::k8s_client_runtime::apply::ListMerge {
+                            apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
+                            patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                                "name",
+                            ),
+                            element: ::k8s_client_runtime::apply::Merge::Struct(
+                                <crate::api::core::v1::PodResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                            ),
+                        },
+                    ),
                 ),
             ),
             (
@@ -2462,16 +2464,18 @@ impl ::k8s_client_runtime::apply::MergeFields for PodSpecApply {
             ),
             (
                 "volumes",
-                ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::ListMerge {
-                        apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
-                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
-                            "name",
-                        ),
-                        element: ::k8s_client_runtime::apply::Merge::Struct(
-                            <crate::api::core::v1::VolumeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                        ),
-                    },
+                ::k8s_client_runtime::apply::Merge::RetainKeys(
+                    &::k8s_client_runtime::apply::Merge::List(
+                        &::k8s_client_runtime::apply::ListMerge {
+                            apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
+                            patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                                "name",
+                            ),
+                            element: ::k8s_client_runtime::apply::Merge::Struct(
+                                <crate::api::core::v1::VolumeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                            ),
+                        },
+                    ),
                 ),
             ),
         ]

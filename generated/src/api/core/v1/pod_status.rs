@@ -1366,16 +1366,18 @@ impl ::k8s_client_runtime::apply::MergeFields for PodStatusApply {
             ),
             (
                 "resourceClaimStatuses",
-                ::k8s_client_runtime::apply::Merge::List(
-                    &::k8s_client_runtime::apply::ListMerge {
-                        apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
-                        patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
-                            "name",
-                        ),
-                        element: ::k8s_client_runtime::apply::Merge::Struct(
-                            <crate::api::core::v1::PodResourceClaimStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
-                        ),
-                    },
+                ::k8s_client_runtime::apply::Merge::RetainKeys(
+                    &::k8s_client_runtime::apply::Merge::List(
+                        &::k8s_client_runtime::apply::ListMerge {
+                            apply: ::k8s_client_runtime::apply::ListType::Map(&["name"]),
+                            patch: ::k8s_client_runtime::apply::PatchStrategy::MergeByKey(
+                                "name",
+                            ),
+                            element: ::k8s_client_runtime::apply::Merge::Struct(
+                                <crate::api::core::v1::PodResourceClaimStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                            ),
+                        },
+                    ),
                 ),
             ),
             (

@@ -459,6 +459,13 @@ impl PriorityLevelConfigurationApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<PriorityLevelConfiguration>
 for PriorityLevelConfigurationApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PriorityLevelConfiguration {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <PriorityLevelConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for PriorityLevelConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

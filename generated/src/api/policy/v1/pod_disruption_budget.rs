@@ -461,6 +461,13 @@ impl PodDisruptionBudgetApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<PodDisruptionBudget>
 for PodDisruptionBudgetApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for PodDisruptionBudget {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <PodDisruptionBudgetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for PodDisruptionBudgetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

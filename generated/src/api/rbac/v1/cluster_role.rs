@@ -463,6 +463,13 @@ impl ClusterRoleApply {
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ClusterRole> for ClusterRoleApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ClusterRole {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <ClusterRoleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for ClusterRoleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -448,6 +448,13 @@ impl ClusterRoleBindingApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ClusterRoleBinding>
 for ClusterRoleBindingApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ClusterRoleBinding {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <ClusterRoleBindingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for ClusterRoleBindingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

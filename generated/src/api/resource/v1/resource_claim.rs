@@ -461,6 +461,13 @@ impl ResourceClaimApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ResourceClaim>
 for ResourceClaimApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ResourceClaim {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <ResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -454,6 +454,13 @@ impl ResourcePoolStatusRequestApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ResourcePoolStatusRequest>
 for ResourcePoolStatusRequestApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ResourcePoolStatusRequest {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <ResourcePoolStatusRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for ResourcePoolStatusRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -458,6 +458,13 @@ impl DeviceTaintRuleApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<DeviceTaintRule>
 for DeviceTaintRuleApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintRule {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <DeviceTaintRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

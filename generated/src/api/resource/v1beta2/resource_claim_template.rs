@@ -406,6 +406,13 @@ impl ResourceClaimTemplateApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<ResourceClaimTemplate>
 for ResourceClaimTemplateApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimTemplate {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <ResourceClaimTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimTemplateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

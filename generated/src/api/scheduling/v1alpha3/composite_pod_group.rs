@@ -456,6 +456,13 @@ impl CompositePodGroupApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<CompositePodGroup>
 for CompositePodGroupApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroup {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <CompositePodGroupApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroupApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

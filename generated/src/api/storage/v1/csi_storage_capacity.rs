@@ -556,6 +556,13 @@ impl CSIStorageCapacityApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<CSIStorageCapacity>
 for CSIStorageCapacityApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for CSIStorageCapacity {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <CSIStorageCapacityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for CSIStorageCapacityApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

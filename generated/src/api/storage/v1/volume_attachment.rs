@@ -456,6 +456,13 @@ impl VolumeAttachmentApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<VolumeAttachment>
 for VolumeAttachmentApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachment {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <VolumeAttachmentApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachmentApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -450,6 +450,13 @@ impl VolumeAttributesClassApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<VolumeAttributesClass>
 for VolumeAttributesClassApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for VolumeAttributesClass {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <VolumeAttributesClassApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for VolumeAttributesClassApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -462,6 +462,13 @@ impl StorageVersionMigrationApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<StorageVersionMigration>
 for StorageVersionMigrationApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigration {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <StorageVersionMigrationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigrationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

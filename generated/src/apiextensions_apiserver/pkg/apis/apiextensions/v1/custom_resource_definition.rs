@@ -462,6 +462,13 @@ impl CustomResourceDefinitionApply {
 impl ::k8s_client_runtime::apply::ApplyConfiguration<CustomResourceDefinition>
 for CustomResourceDefinitionApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinition {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <CustomResourceDefinitionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

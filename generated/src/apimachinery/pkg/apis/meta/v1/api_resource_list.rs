@@ -221,6 +221,13 @@ impl APIResourceListApply {
     }
 }
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for APIResourceList {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <APIResourceListApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for APIResourceListApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {

@@ -9,6 +9,7 @@ pub struct WidgetSpec {
     pub port: crate::apimachinery::pkg::util::intstr::IntOrString,
     pub replicas: Option<i32>,
     pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub strategy: Option<::std::boxed::Box<crate::api::core::v1::Tree>>,
     pub tree: Option<::std::boxed::Box<crate::api::core::v1::Tree>>,
     pub type_: Option<::k8s_client_runtime::LeanString>,
 }
@@ -22,8 +23,9 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
                 "port" => 2,
                 "replicas" => 3,
                 "startedAt" => 4,
-                "tree" => 5,
-                "type" => 6,
+                "strategy" => 5,
+                "tree" => 6,
+                "type" => 7,
                 _ => return ::std::option::Option::None,
             },
         )
@@ -49,12 +51,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpec {
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
-                        &mut self.tree,
+                        &mut self.strategy,
                         options,
                     ),
                 )?
             }
             6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.tree,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
                 )?
@@ -70,7 +80,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpec {
     fn field_count(&self) -> usize {
         1usize + usize::from(self.cluster_ips.is_some())
             + usize::from(self.data.is_some()) + usize::from(self.replicas.is_some())
-            + usize::from(self.started_at.is_some()) + usize::from(self.tree.is_some())
+            + usize::from(self.started_at.is_some())
+            + usize::from(self.strategy.is_some()) + usize::from(self.tree.is_some())
             + usize::from(self.type_.is_some())
     }
     fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
@@ -89,6 +100,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpec {
         }
         if let ::std::option::Option::Some(value) = &self.started_at {
             out.field("startedAt", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.strategy {
+            out.field("strategy", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.tree {
             out.field("tree", value)?;
@@ -113,6 +127,7 @@ pub struct WidgetSpecApply {
     pub port: Option<crate::apimachinery::pkg::util::intstr::IntOrString>,
     pub replicas: Option<i32>,
     pub started_at: Option<crate::apimachinery::pkg::apis::meta::v1::Time>,
+    pub strategy: Option<::std::boxed::Box<crate::api::core::v1::TreeApply>>,
     pub tree: Option<::std::boxed::Box<crate::api::core::v1::TreeApply>>,
     pub type_: Option<::k8s_client_runtime::LeanString>,
 }
@@ -127,8 +142,9 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpecApply {
                 "port" => 2,
                 "replicas" => 3,
                 "startedAt" => 4,
-                "tree" => 5,
-                "type" => 6,
+                "strategy" => 5,
+                "tree" => 6,
+                "type" => 7,
                 _ => return ::std::option::Option::None,
             },
         )
@@ -154,12 +170,20 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for WidgetSpecApply {
             5 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionBox(
-                        &mut self.tree,
+                        &mut self.strategy,
                         options,
                     ),
                 )?
             }
             6 => {
+                map.next_value_seed(
+                    ::k8s_client_runtime::codec::fields::OptionBox(
+                        &mut self.tree,
+                        options,
+                    ),
+                )?
+            }
+            7 => {
                 map.next_value_seed(
                     ::k8s_client_runtime::codec::fields::OptionText(&mut self.type_),
                 )?
@@ -177,7 +201,8 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpecApply {
         0usize + usize::from(self.cluster_ips.is_some())
             + usize::from(self.data.is_some()) + usize::from(self.port.is_some())
             + usize::from(self.replicas.is_some())
-            + usize::from(self.started_at.is_some()) + usize::from(self.tree.is_some())
+            + usize::from(self.started_at.is_some())
+            + usize::from(self.strategy.is_some()) + usize::from(self.tree.is_some())
             + usize::from(self.type_.is_some())
     }
     fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
@@ -198,6 +223,9 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for WidgetSpecApply {
         }
         if let ::std::option::Option::Some(value) = &self.started_at {
             out.field("startedAt", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.strategy {
+            out.field("strategy", value)?;
         }
         if let ::std::option::Option::Some(value) = &self.tree {
             out.field("tree", value)?;
@@ -271,6 +299,12 @@ impl WidgetSpecApply {
         self.started_at = ::std::option::Option::Some(value.into());
         self
     }
+    /// Sets `strategy`, replacing an earlier value.
+    #[inline]
+    pub fn with_strategy(mut self, value: crate::api::core::v1::TreeApply) -> Self {
+        self.strategy = ::std::option::Option::Some(::std::boxed::Box::new(value));
+        self
+    }
     /// Sets `tree`, replacing an earlier value.
     #[inline]
     pub fn with_tree(mut self, value: crate::api::core::v1::TreeApply) -> Self {
@@ -296,6 +330,14 @@ impl ::k8s_client_runtime::apply::MergeFields for WidgetSpecApply {
                 "data",
                 ::k8s_client_runtime::apply::Merge::Map(
                     &::k8s_client_runtime::apply::Merge::Atomic,
+                ),
+            ),
+            (
+                "strategy",
+                ::k8s_client_runtime::apply::Merge::RetainKeys(
+                    &::k8s_client_runtime::apply::Merge::Struct(
+                        <crate::api::core::v1::TreeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+                    ),
                 ),
             ),
             (

@@ -445,6 +445,13 @@ impl OpenApply {
 #[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::ApplyConfiguration<Open> for OpenApply {}
 #[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::MergeFields for Open {
+    #[inline]
+    fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
+        <OpenApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields()
+    }
+}
+#[cfg(feature = "apply")]
 impl ::k8s_client_runtime::apply::MergeFields for OpenApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
