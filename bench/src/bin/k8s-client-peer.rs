@@ -187,7 +187,9 @@ fn decode(file: &PathBuf, rounds: usize) -> Result<serde_json::Value, Failure> {
 /// What a production controller turns on (`--observe`): client-go's
 /// request and informer metrics in a Prometheus registry, and a subscriber
 /// that takes every request span (counting them, as an exporter would
-/// take them).
+/// take them) and the events of level INFO and above, as a service's
+/// usual filter does (taking every DEBUG and TRACE event too would measure
+/// the logging, not the spans).
 struct Observed {
     registry: Registry,
     spans: Arc<AtomicUsize>,
@@ -195,7 +197,25 @@ struct Observed {
 
 struct CountSpans(Arc<AtomicUsize>);
 
+impl CountSpans {
+    fn wanted(metadata: &tracing::Metadata<'_>) -> bool {
+        (metadata.is_span() && metadata.name() == "request") || *metadata.level() <= tracing::Level::INFO
+    }
+}
+
 impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for CountSpans {
+    fn register_callsite(&self, metadata: &'static tracing::Metadata<'static>) -> tracing::subscriber::Interest {
+        if Self::wanted(metadata) {
+            tracing::subscriber::Interest::always()
+        } else {
+            tracing::subscriber::Interest::never()
+        }
+    }
+
+    fn enabled(&self, metadata: &tracing::Metadata<'_>, _: Context<'_, S>) -> bool {
+        Self::wanted(metadata)
+    }
+
     fn on_new_span(&self, _: &tracing::span::Attributes<'_>, _: &tracing::span::Id, _: Context<'_, S>) {
         self.0.fetch_add(1, Ordering::Relaxed);
     }
