@@ -738,7 +738,8 @@ impl<K: Object + Send + Sync + 'static> SharedIndexInformer<K> {
                 if let Some(rv) = inner.queue.take_reached_list() {
                     inner.core.lock().advance_store_rv(Some(&rv));
                 }
-                if let Some(metrics) = &inner.metrics {
+                // After a pop only: a wake for a relist changes neither.
+                if let (Some(metrics), Some(Ok(()))) = (&inner.metrics, &popped) {
                     metrics.queued_items.set(inner.queue.len() as f64);
                     metrics.resource_version(&inner.store_rv.lock());
                 }

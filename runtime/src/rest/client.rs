@@ -248,20 +248,30 @@ impl Client {
             "request",
             otel.kind = "client",
             http.request.method = %req.method,
-            url.template = %path_template(&req.path_and_query),
+            url.template = Empty,
             server.address = %self.inner.authority,
             http.response.status_code = Empty,
             http.request.resend_count = Empty,
         );
-        self.attempts(req, span.clone()).instrument(span).await
+        // Made once, for the span and the metrics, and only if either wants it.
+        let template =
+            (self.inner.metrics.is_some() || !span.is_disabled()).then(|| path_template(&req.path_and_query));
+        if let Some(template) = &template {
+            span.record("url.template", &**template);
+        }
+        self.attempts(req, template.as_deref(), span.clone()).instrument(span).await
     }
 
-    async fn attempts(&self, req: &Prepared, span: tracing::Span) -> Result<http::Response<Body>, Error> {
+    async fn attempts(
+        &self,
+        req: &Prepared,
+        template: Option<&str>,
+        span: tracing::Span,
+    ) -> Result<http::Response<Body>, Error> {
         let inner = &*self.inner;
         let url = format!("{}://{}{}{}", inner.scheme, inner.authority, inner.base_path, req.path_and_query);
         let metrics = inner.metrics.as_deref();
         let (verb, host) = (req.method.as_str(), inner.authority.as_str());
-        let template = metrics.map(|_| path_template(&req.path_and_query));
         let mut retries = 0;
         let retried = |code: &str, retries: u32| {
             span.record("http.request.resend_count", retries);
@@ -301,7 +311,7 @@ impl Client {
                 metrics.attempt(&Attempt {
                     verb,
                     host,
-                    path_template: template.as_deref().unwrap_or_default(),
+                    path_template: template.unwrap_or_default(),
                     status: answer.map(|r| r.status().as_u16()),
                     latency: sent.elapsed(),
                     request_bytes: req.body.len(),
