@@ -1,4 +1,7 @@
-//! Examples live in `examples/`.
+//! Examples live in `examples/`; [`greeting`] is the custom resource some of
+//! them share, defined in Rust.
+
+pub mod greeting;
 
 #[cfg(test)]
 mod tests {

@@ -27,6 +27,43 @@
 #![allow(clippy::all, clippy::pedantic, non_camel_case_types, rustdoc::all)]
 /// The runtime the generated code stands on (config, REST, informers, workqueue).
 pub use ::k8s_client_runtime as runtime;
+/// Makes a custom resource kind of a spec struct, from `#[resource(...)]`: the kind's struct (`metadata`, `spec`, and `status` when named), `new(name, spec)`, `crd()` (the CustomResourceDefinition, with the structural schema of the spec and status) and `crd_yaml()`, with everything a kind generated from a CRD has: the codec, the runtime's `Resource` and `Object`, and with the `apply` feature its apply configuration and `extract`. Types the spec and status hold derive [`Schema`](macro@Schema).
+///
+/// ```ignore
+/// use k8s_client::CustomResource;
+///
+/// #[derive(CustomResource, Clone, Debug, Default, PartialEq)]
+/// #[resource(group = "example.com", version = "v1", kind = "Greeting", namespaced, status = "GreetingStatus")]
+/// pub struct GreetingSpec {
+///     /// What to say.
+///     #[schema(min_length = 1)]
+///     pub message: String,
+///     #[schema(minimum = 0, maximum = 10)]
+///     pub replicas: Option<i32>,
+/// }
+///
+/// #[derive(k8s_client::Schema, Clone, Debug, Default, PartialEq)]
+/// pub struct GreetingStatus {
+///     pub observed_generation: Option<i64>,
+/// }
+/// ```
+///
+/// JSON names are the lowerCamelCase of the field names unless `#[schema(rename = "...")]`; a field that is not an `Option` is required. The expansion names `::k8s_client`, `::k8s_client_runtime`, `::serde` and `::serde_json`: a crate deriving depends on all four. Keys of `#[resource(...)]`: `group`, `version`, `kind` (required), `namespaced`, `status = "Type"`, `plural`, `singular`, `shortname`, `category`, `printcolumn(name, type_, json_path, description, format, priority)`, `selectable`, `scale(spec_replicas_path, status_replicas_path, label_selector_path)`, `served`, `deprecated`. Several versions of a kind (one module each) make one CRD with `k8s_client::runtime::schema::merge_crds`.
+#[cfg(feature = "derive")]
+pub use ::k8s_client_derive::CustomResource;
+/// Gives a struct or an enum of unit variants (a string enum) its codec, its
+/// structural schema (the runtime's [`Schema`](trait@Schema) trait) and its
+/// apply configuration, so that a derived kind can hold it. Keys of
+/// `#[schema(...)]` on fields: `rename`, `nullable`, `minimum`, `maximum`,
+/// `exclusive_minimum`, `exclusive_maximum`, `multiple_of`, `min_length`,
+/// `max_length`, `min_items`, `max_items`, `min_properties`, `max_properties`,
+/// `unique_items`, `pattern`, `format`, `title`, `default`, `default_json`,
+/// `list_type`, `list_map_keys`, `map_type`, `preserve_unknown_fields`,
+/// `embedded_resource`, `int_or_string` and `validation(rule = "...", message =
+/// "...")` (CEL), which also goes on the struct.
+#[cfg(feature = "derive")]
+pub use ::k8s_client_derive::Schema;
+pub use ::k8s_client_runtime::schema::Schema;
 pub mod api;
 pub mod apiextensions_apiserver;
 pub mod apimachinery;

@@ -32,6 +32,9 @@ pub struct Api {
     /// The protobuf messages of the types, when the specs have `proto/`
     /// (built-in types only; see [`crate::protobuf`]).
     pub protobuf: Option<proto::Encodings>,
+    /// The types are emitted where a derive expands, not into a crate's
+    /// modules: code names them by their bare names.
+    pub in_place: bool,
 }
 
 /// A group/version/kind as written in `x-kubernetes-group-version-kind`.
@@ -86,7 +89,19 @@ pub struct TypeDef {
     /// The schema's `x-kubernetes-map-type`: how server-side apply merges
     /// a value of it, unless the property holding it says otherwise.
     pub map_type: Option<MapType>,
+    /// A type written in Rust by the user, read by a derive
+    /// ([`crate::derive`]): its path where the derive expands (`Settings`,
+    /// `crate::v1::Settings`). Emitted code names it there and never
+    /// declares it; its fields are held as the user holds them.
+    pub declared_at: Option<String>,
+    /// OpenAPI keywords of the type's schema beyond its shape (CEL rules of
+    /// the whole object), written into the schema as they are.
+    pub keywords: Keywords,
 }
+
+/// OpenAPI keywords written into a schema as they are (`minimum`,
+/// `pattern`, `x-kubernetes-validations`, `default`), by name.
+pub type Keywords = BTreeMap<String, serde_json::Value>;
 
 impl TypeDef {
     /// Whether it is a top-level kind whose `apiVersion`/`kind` are
@@ -114,6 +129,11 @@ pub enum Shape {
     },
     /// A type with hand-designed representation (see [`Special`]).
     Special(Special),
+    /// A type written in Rust elsewhere, which a derive names but whose
+    /// shape it does not see ([`TypeDef::declared_at`]): it answers for
+    /// itself through the runtime's traits (`Schema`, `ApplyValue`) and
+    /// its own `Deserialize`/`Serialize`.
+    Declared,
 }
 
 /// Schemas whose wire format no plain struct describes.
@@ -176,6 +196,9 @@ pub struct Field {
     pub flatten: bool,
     /// How server-side apply merges the value, as the property says.
     pub merge: MergeFacts,
+    /// OpenAPI keywords of the property's schema beyond its type
+    /// (validation, defaults, formats), for the schema a derive writes.
+    pub keywords: Keywords,
 }
 
 /// What a schema node says of how server-side apply merges its value, as

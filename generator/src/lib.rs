@@ -17,6 +17,7 @@
 
 mod builder;
 pub mod cluster;
+pub mod derive;
 pub mod crd;
 pub mod emit;
 pub mod error;

@@ -175,6 +175,8 @@ impl<'a> Lowering<'a> {
             owner: None,
             external: false,
             map_type,
+            declared_at: None,
+            keywords: Default::default(),
         };
         def.shape = if let Some(special) = special_for(name) {
             Shape::Special(special)
@@ -217,6 +219,7 @@ impl<'a> Lowering<'a> {
                 boxed: false,
                 flatten: false,
                 merge,
+                keywords: Default::default(),
             });
         }
         let wire: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
@@ -455,6 +458,8 @@ impl<'a> Lowering<'a> {
             external: false,
             // Validated with the property's merge facts.
             map_type: self.map_type(schema, &place.pointer).ok().flatten(),
+            declared_at: None,
+            keywords: Default::default(),
         }
     }
 
@@ -485,6 +490,7 @@ fn rest_field(fields: &[Field]) -> Field {
         boxed: false,
         flatten: true,
         merge: MergeFacts::default(),
+        keywords: Default::default(),
     }
 }
 

@@ -36,6 +36,10 @@ pub struct Plan<'a> {
     pub scheme: Vec<(&'a TypeDef, &'a Gvk)>,
     /// The deepest chain of object types held inside one another.
     pub nesting: usize,
+    /// The schemas whose types implement the runtime's `Schema` (their
+    /// structural OpenAPI schema, for CRDs written from Rust): see
+    /// [`schemas`].
+    pub schemas: BTreeSet<&'a str>,
 }
 
 /// A schema that implements the runtime's `Resource` trait.
@@ -306,8 +310,13 @@ pub fn plan<'a>(api: &'a Api, names: &GroupNames) -> Result<Plan<'a>> {
         .filter(|d| !d.external && (d.is_kind() || d.gvks.len() > 1))
         .flat_map(|d| d.gvks.iter().map(move |gvk| (d, gvk)))
         .collect();
-    let mut plan =
-        Plan { structs: fields::structs(api), scheme, nesting: fields::nesting_depth(api), ..Plan::default() };
+    let mut plan = Plan {
+        structs: fields::structs(api),
+        scheme,
+        nesting: fields::nesting_depth(api),
+        schemas: schemas(api),
+        ..Plan::default()
+    };
     let mut served: BTreeMap<&str, Vec<&Resource>> = BTreeMap::new();
     for r in api.resources.values() {
         if let Some(s) = &r.type_schema {
@@ -370,6 +379,58 @@ pub fn plan<'a>(api: &'a Api, names: &GroupNames) -> Result<Plan<'a>> {
     }
     clashes::check(api, &plan, names)?;
     Ok(plan)
+}
+
+/// The schemas that get a `Schema` impl: every type the user declared,
+/// and every generated type of no feature (apimachinery's, a
+/// custom-resource crate's) whose fields' types all have one, down to
+/// the leaves, so that a derived type may hold it. Types of a feature
+/// (core's `PodSpec`) have none: their schemas would be compiled into
+/// every program using the group. The schema-or-X unions of
+/// `JSONSchemaProps` have none: they are not structural.
+pub fn schemas(api: &Api) -> BTreeSet<&str> {
+    let candidate = |d: &TypeDef| {
+        d.declared_at.is_some()
+            || (d.feature.is_none()
+                && !d.is_kind()
+                && !matches!(
+                    d.shape,
+                    Shape::Special(
+                        crate::ir::Special::SchemaOrArray
+                            | crate::ir::Special::SchemaOrBool
+                            | crate::ir::Special::SchemaOrStringArray
+                    )
+                ))
+    };
+    let mut with: BTreeSet<&str> =
+        api.types.values().filter(|d| candidate(d)).map(|d| d.schema_name.as_str()).collect();
+    // Drop every type holding one without, until none is left to drop.
+    loop {
+        let without: Vec<&str> = with
+            .iter()
+            .copied()
+            .filter(|s| {
+                let def = &api.types[*s];
+                // Answers for itself where it is written.
+                if def.external {
+                    return false;
+                }
+                let Shape::Struct(fields) = &def.shape else { return false };
+                let mut refs = BTreeSet::new();
+                fields.iter().for_each(|f| f.ty.refs(&mut refs));
+                refs.iter().any(|r| !with.contains(r.as_str()))
+            })
+            .collect();
+        if without.is_empty() {
+            break;
+        }
+        without.iter().for_each(|s| {
+            with.remove(s);
+        });
+    }
+    // External and declared types have their impls where they are written.
+    with.retain(|s| !api.types[*s].external);
+    with
 }
 
 /// A kind `<Kind>Namespace` beside `<Kind>` (Azure's `Eventhub` and

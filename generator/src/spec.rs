@@ -430,7 +430,7 @@ fn break_cycles(api: &mut Api) {
             let refs = match &def.shape {
                 Shape::Struct(fields) => fields.iter().filter_map(|f| f.ty.direct_ref().map(str::to_owned)).collect(),
                 // Special schema-or-X types box their schema arm themselves.
-                Shape::Special(_) | Shape::Enum { .. } => Vec::new(),
+                Shape::Special(_) | Shape::Enum { .. } | Shape::Declared => Vec::new(),
             };
             (name.clone(), refs)
         })

@@ -191,3 +191,32 @@ pub trait MergeFields {
     /// not listed is [`Merge::Atomic`].
     fn merge_fields() -> &'static [(&'static str, Merge)];
 }
+
+/// What a struct's apply configuration needs of a type it holds but does
+/// not see the fields of (a derived struct holding another derived type,
+/// or a type of the Kubernetes crate): the type's own apply configuration
+/// and how it merges. Derived and generated types implement it; scalars
+/// are their own apply configuration and merge atomically.
+pub trait ApplyValue {
+    /// The apply configuration of a value of it: `<Type>Apply` for a
+    /// struct, the type itself for a scalar or an enum.
+    type Apply: Serialize + serde::de::DeserializeOwned + Clone + std::fmt::Debug + PartialEq;
+    /// How a value of it merges.
+    const MERGE: Merge;
+}
+
+macro_rules! scalar_apply_values {
+    ($($ty:ty),*) => {
+        $(impl ApplyValue for $ty {
+            type Apply = $ty;
+            const MERGE: Merge = Merge::Atomic;
+        })*
+    };
+}
+
+scalar_apply_values!(String, crate::LeanString, bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+impl ApplyValue for serde_json::Value {
+    type Apply = serde_json::Value;
+    const MERGE: Merge = Merge::Deduced;
+}

@@ -148,6 +148,7 @@ mod raw_json;
 mod read;
 pub mod rest;
 pub mod selector;
+pub mod schema;
 pub mod strategic;
 pub mod wait;
 pub mod watcher;

@@ -12,7 +12,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::tokens::{doc_attr, ident, rust_type, type_path_named};
+use super::tokens::{doc_attr, ident, rust_type, type_path, type_path_named};
 use crate::ir::{Api, FieldType, ListType, PatchStrategy};
 use crate::plan::{ApplyField, ApplyKind, ApplyPlan, ApplyType, Builder, Merge, StructPlan};
 
@@ -24,6 +24,10 @@ fn apply_type(api: &Api, ty: &ApplyType) -> TokenStream {
     match ty {
         ApplyType::Leaf(t) => rust_type(api, t),
         ApplyType::Struct { schema, name } => type_path_named(api, schema, name),
+        ApplyType::Declared(schema) => {
+            let path = type_path(api, schema);
+            quote!(<#path as ::k8s_client_runtime::apply::ApplyValue>::Apply)
+        }
         ApplyType::List(inner) => {
             let inner = apply_type(api, inner);
             quote!(::k8s_client_runtime::ThinVec<#inner>)
@@ -41,8 +45,7 @@ fn held(boxed: bool, value: TokenStream) -> TokenStream {
 }
 
 /// Everything of `sp`'s apply configuration `ap`.
-pub fn emit_apply(api: &Api, sp: &StructPlan, ap: &ApplyPlan) -> TokenStream {
-    let cfg = quote!(#[cfg(feature = #FEATURE)]);
+pub fn emit_apply(api: &Api, sp: &StructPlan, ap: &ApplyPlan, cfg: &TokenStream) -> TokenStream {
     let name = ident(&ap.name);
     let target = &sp.def.rust_name;
     let option = if sp.option_shadowed { quote!(::std::option::Option) } else { quote!(Option) };
@@ -114,6 +117,13 @@ pub fn emit_apply(api: &Api, sp: &StructPlan, ap: &ApplyPlan) -> TokenStream {
             }
         }
     });
+    let target_ident = ident(target);
+    // A struct replaced whole merges atomically wherever it is held.
+    let value_merge = if sp.def.map_type == Some(crate::ir::MapType::Atomic) {
+        quote!(::k8s_client_runtime::apply::Merge::Atomic)
+    } else {
+        quote!(::k8s_client_runtime::apply::Merge::Struct(<#name as ::k8s_client_runtime::apply::MergeFields>::merge_fields))
+    };
     let merge_fields = ap.merge_fields.iter().map(|(json, m)| {
         let m = merge(api, m);
         quote!((#json, #m),)
@@ -146,8 +156,14 @@ pub fn emit_apply(api: &Api, sp: &StructPlan, ap: &ApplyPlan) -> TokenStream {
         impl ::k8s_client_runtime::apply::MergeFields for #name {
             #[inline]
             fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-                &[#(#merge_fields)*]
+                const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[#(#merge_fields)*];
+                FIELDS
             }
+        }
+        #cfg
+        impl ::k8s_client_runtime::apply::ApplyValue for #target_ident {
+            type Apply = #name;
+            const MERGE: ::k8s_client_runtime::apply::Merge = #value_merge;
         }
     }
 }
@@ -162,6 +178,10 @@ fn merge(api: &Api, m: &Merge) -> TokenStream {
         Merge::Struct { schema, name } => {
             let path = type_path_named(api, schema, name);
             quote!(#runtime::Struct(<#path as ::k8s_client_runtime::apply::MergeFields>::merge_fields))
+        }
+        Merge::Declared(schema) => {
+            let path = type_path(api, schema);
+            quote!(<#path as ::k8s_client_runtime::apply::ApplyValue>::MERGE)
         }
         Merge::Map(inner) => {
             let inner = merge(api, inner);
@@ -237,7 +257,7 @@ fn takes_into(ty: &ApplyType) -> bool {
     match ty {
         ApplyType::Leaf(_) => true,
         ApplyType::List(inner) | ApplyType::Map(inner) => matches!(**inner, ApplyType::Leaf(_)),
-        ApplyType::Struct { .. } => false,
+        ApplyType::Struct { .. } | ApplyType::Declared(_) => false,
     }
 }
 

@@ -86,28 +86,7 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
             #doc
             pub type #alias = #rest::ResourceClient<#k>;
         });
-        for verb in &c.verbs {
-            let verb = ident(verb);
-            items.push(quote!(impl #rest::verbs::#verb for #k {}));
-        }
-        if c.status {
-            items.push(quote!(impl #rest::HasStatus for #k {}));
-        }
-        for stream in &c.streams {
-            let marker = ident(stream.marker);
-            let g = gate(stream.feature.map(|f| f.name));
-            items.push(quote!(#g impl #rest::#marker for #k {}));
-        }
-        if let Some(scale) = &c.scale {
-            let g = gate(scale.features.iter().copied());
-            let scale_ty = type_path(api, scale.item);
-            items.push(quote! {
-                #g
-                impl #rest::HasScale for #k {
-                    type Scale = #scale_ty;
-                }
-            });
-        }
+        items.push(client_markers(api, c, true));
         items.extend(extension_trait(api, c));
     }
     let doc = text::doc(&format!("Clients for the resources of `{}`.", gv.api_version));
@@ -129,6 +108,40 @@ pub fn emit_group_version(api: &Api, gv: &GroupVersionPlan) -> TokenStream {
 
         #(#items)*
     }
+}
+
+/// The marker impls that give `ResourceClient<Kind>` its methods: one per
+/// served verb, `HasStatus`, the streams' and `HasScale`; `gated`: behind
+/// the crate's features of the types they name (a derive, expanding in a
+/// crate without them, has the types it names always).
+pub fn client_markers(api: &Api, c: &ClientPlan, gated: bool) -> TokenStream {
+    let rest = rest();
+    let k = type_path(api, c.schema);
+    let gate_if = |features: Vec<&str>| if gated { gate(features) } else { TokenStream::new() };
+    let mut items = Vec::new();
+    for verb in &c.verbs {
+        let verb = ident(verb);
+        items.push(quote!(impl #rest::verbs::#verb for #k {}));
+    }
+    if c.status {
+        items.push(quote!(impl #rest::HasStatus for #k {}));
+    }
+    for stream in &c.streams {
+        let marker = ident(stream.marker);
+        let g = gate_if(stream.feature.map(|f| f.name).into_iter().collect());
+        items.push(quote!(#g impl #rest::#marker for #k {}));
+    }
+    if let Some(scale) = &c.scale {
+        let g = gate_if(scale.features.iter().copied().collect());
+        let scale_ty = type_path(api, scale.item);
+        items.push(quote! {
+            #g
+            impl #rest::HasScale for #k {
+                type Scale = #scale_ty;
+            }
+        });
+    }
+    quote!(#(#items)*)
 }
 
 /// The `<Kind>ClientExt` trait and its impl, plus params structs.

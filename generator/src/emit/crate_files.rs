@@ -111,6 +111,19 @@ struct CargoToml<'a> {
     /// The Kubernetes crate, when types are taken from it: package, path
     /// (a TOML string, if one is written), features.
     client: Option<(&'a str, Option<String>, &'a [String])>,
+    /// The derives' crate ([`has_derive`]), with its path (a TOML string,
+    /// if one is written).
+    derive: Option<Option<String>>,
+}
+
+/// The derives' package (`#[derive(CustomResource)]`), behind the
+/// Kubernetes crate's `derive` feature.
+pub const DERIVE_PACKAGE: &str = "k8s-client-derive";
+
+/// Whether the crate offers the derives (feature `derive`): the
+/// Kubernetes crate does, when it has the CRD type they return.
+pub fn has_derive(api: &Api, features: &[Feature]) -> bool {
+    api.external_crate.is_none() && features.iter().any(|f| f.name == "apiextensions")
 }
 
 /// `source` is a [`text::comment`]; the other texts are names.
@@ -175,6 +188,13 @@ pub fn cargo_toml(
                 .collect(),
             protobuf: api.protobuf.is_some(),
             client,
+            // The derives' crate lives beside the runtime.
+            derive: has_derive(api, features).then(|| {
+                opts.runtime_path.as_deref().map(|runtime| {
+                    let path = std::path::Path::new(runtime).with_file_name("derive");
+                    text::toml_string(&path.to_string_lossy())
+                })
+            }),
         },
     )
 }
@@ -266,8 +286,32 @@ pub fn rustfmt_toml(source: &str) -> String {
 /// the default of 128 (the built-in API stays below this depth).
 const DEEP_NESTING: usize = 20;
 
+/// The docs of `CustomResource` in the Kubernetes crate.
+const DERIVE_DOC: &str = r#"Makes a custom resource kind of a spec struct, from `#[resource(...)]`: the kind's struct (`metadata`, `spec`, and `status` when named), `new(name, spec)`, `crd()` (the CustomResourceDefinition, with the structural schema of the spec and status) and `crd_yaml()`, with everything a kind generated from a CRD has: the codec, the runtime's `Resource` and `Object`, and with the `apply` feature its apply configuration and `extract`. Types the spec and status hold derive [`Schema`](macro@Schema).
+
+```ignore
+use k8s_client::CustomResource;
+
+#[derive(CustomResource, Clone, Debug, Default, PartialEq)]
+#[resource(group = "example.com", version = "v1", kind = "Greeting", namespaced, status = "GreetingStatus")]
+pub struct GreetingSpec {
+    /// What to say.
+    #[schema(min_length = 1)]
+    pub message: String,
+    #[schema(minimum = 0, maximum = 10)]
+    pub replicas: Option<i32>,
+}
+
+#[derive(k8s_client::Schema, Clone, Debug, Default, PartialEq)]
+pub struct GreetingStatus {
+    pub observed_generation: Option<i64>,
+}
+```
+
+JSON names are the lowerCamelCase of the field names unless `#[schema(rename = "...")]`; a field that is not an `Option` is required. The expansion names `::k8s_client`, `::k8s_client_runtime`, `::serde` and `::serde_json`: a crate deriving depends on all four. Keys of `#[resource(...)]`: `group`, `version`, `kind` (required), `namespaced`, `status = "Type"`, `plural`, `singular`, `shortname`, `category`, `printcolumn(name, type_, json_path, description, format, priority)`, `selectable`, `scale(spec_replicas_path, status_replicas_path, label_selector_path)`, `served`, `deprecated`. Several versions of a kind (one module each) make one CRD with `k8s_client::runtime::schema::merge_crds`."#;
+
 /// `src/lib.rs`; `nesting` is the deepest chain of types inside types.
-pub fn lib_rs(opts: &Options, plan: &Plan, modules: TokenStream) -> Result<String> {
+pub fn lib_rs(opts: &Options, plan: &Plan, derive: bool, modules: TokenStream) -> Result<String> {
     let nesting = plan.nesting;
     let mut front =
         format!("Kubernetes API types and clients generated from `{}`. See the crate README.", opts.source_label);
@@ -306,6 +350,27 @@ pub fn lib_rs(opts: &Options, plan: &Plan, modules: TokenStream) -> Result<Strin
         let limit = (nesting * 8).next_power_of_two().max(256).to_string();
         quote!(#![recursion_limit = #limit])
     });
+    let derive_items = derive.then(|| {
+        let doc = text::doc(DERIVE_DOC);
+        quote! {
+            #doc
+            #[cfg(feature = "derive")]
+            pub use ::k8s_client_derive::CustomResource;
+            /// Gives a struct or an enum of unit variants (a string enum) its codec, its
+            /// structural schema (the runtime's [`Schema`](trait@Schema) trait) and its
+            /// apply configuration, so that a derived kind can hold it. Keys of
+            /// `#[schema(...)]` on fields: `rename`, `nullable`, `minimum`, `maximum`,
+            /// `exclusive_minimum`, `exclusive_maximum`, `multiple_of`, `min_length`,
+            /// `max_length`, `min_items`, `max_items`, `min_properties`, `max_properties`,
+            /// `unique_items`, `pattern`, `format`, `title`, `default`, `default_json`,
+            /// `list_type`, `list_map_keys`, `map_type`, `preserve_unknown_fields`,
+            /// `embedded_resource`, `int_or_string` and `validation(rule = "...", message =
+            /// "...")` (CEL), which also goes on the struct.
+            #[cfg(feature = "derive")]
+            pub use ::k8s_client_derive::Schema;
+            pub use ::k8s_client_runtime::schema::Schema;
+        }
+    });
     let tokens = quote! {
         #doc
         #limit
@@ -314,6 +379,8 @@ pub fn lib_rs(opts: &Options, plan: &Plan, modules: TokenStream) -> Result<Strin
 
         /// The runtime the generated code stands on (config, REST, informers, workqueue).
         pub use ::k8s_client_runtime as runtime;
+
+        #derive_items
 
         #modules
     };

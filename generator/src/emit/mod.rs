@@ -14,6 +14,7 @@ pub mod informers;
 pub mod inline;
 pub mod listers;
 mod protobuf;
+pub mod schema;
 pub mod scheme;
 mod special;
 pub mod text;
@@ -196,7 +197,8 @@ pub fn generate(api: &Api, plan: &Plan, opts: &Options) -> Result<Output> {
         path.extend(module);
         path.push(if module.is_empty() { "lib.rs" } else { "mod.rs" });
         let text = if module.is_empty() {
-            crate_files::lib_rs(opts, plan, contents.child_items(module))?
+            let derive = crate_files::has_derive(api, &crate_files::features(api));
+            crate_files::lib_rs(opts, plan, derive, contents.child_items(module))?
         } else {
             rust_file(&path.display().to_string(), &opts.source_label, contents.child_items(module))?
         };

@@ -3,12 +3,16 @@
 //! feature gates. Emitters import these and the plan, never each other.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
+use quote::{ToTokens, quote};
 
 use crate::ir::{Api, FieldType};
 
 /// An identifier; names come from [`crate::naming`], which already escaped keywords.
 pub fn ident(name: &str) -> Ident {
+    // A derive's input may name a field `r#type`.
+    if let Some(raw) = name.strip_prefix("r#") {
+        return Ident::new_raw(raw, Span::call_site());
+    }
     Ident::new(name, Span::call_site())
 }
 
@@ -22,14 +26,35 @@ pub fn type_path(api: &Api, schema: &str) -> TokenStream {
 /// apply configuration): `crate::api::apps::v1::DeploymentApply`.
 pub fn type_path_named(api: &Api, schema: &str, name: &str) -> TokenStream {
     let def = &api.types[schema];
+    if let Some(path) = &def.declared_at {
+        return declared_path(path, name);
+    }
     let modules = def.module.iter().map(|m| ident(m));
     let name = ident(name);
+    if api.in_place && !def.external {
+        return quote!(#name);
+    }
     match (&api.external_crate, def.external) {
         (Some(krate), true) => {
             let krate = ident(krate);
             quote!(:: #krate #(:: #modules)* :: #name)
         }
         _ => quote!(crate #(:: #modules)* :: #name),
+    }
+}
+
+/// The item `name` beside a type the user declared at `path`
+/// (`crate::v1::Settings`, `Settings`): `crate::v1::SettingsApply`.
+fn declared_path(path: &str, name: &str) -> TokenStream {
+    match syn::parse_str::<syn::Path>(path) {
+        Ok(mut path) => {
+            if let Some(last) = path.segments.last_mut() {
+                last.ident = ident(name);
+            }
+            path.into_token_stream()
+        }
+        // Paths come from parsed Rust; a bad one shows as itself.
+        Err(_) => ident(name).into_token_stream(),
     }
 }
 

@@ -6,7 +6,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::tokens::{doc_attr, ident, rust_type, type_path};
-use crate::ir::{Api, CONDITION, LABEL_SELECTOR, OBJECT_META, OWNER_REFERENCE, Shape, TypeDef, Variant};
+use crate::ir::{Api, CONDITION, LABEL_SELECTOR, OBJECT_META, OWNER_REFERENCE, Shape, Special, TypeDef, Variant};
 use crate::plan::{FieldPlan, KindPlan, Plan, StructPlan};
 
 /// The declaration of a field: its Rust type as the plan holds it.
@@ -43,35 +43,131 @@ fn rest_tokens(sp: &StructPlan) -> Option<TokenStream> {
 
 /// The items of one type's file.
 pub fn emit_type(api: &Api, plan: &Plan, def: &TypeDef) -> TokenStream {
-    match &def.shape {
+    emit_type_with(api, plan, def, &Gates::crate_features())
+}
+
+/// What the items of a type are compiled under.
+#[derive(Debug, Clone)]
+pub struct Gates {
+    /// The attribute put on apply configurations (and on what names them);
+    /// `None`: they are left out.
+    pub apply: Option<TokenStream>,
+}
+
+impl Gates {
+    /// A generated crate's: apply configurations behind its `apply` feature.
+    pub fn crate_features() -> Gates {
+        let feature = super::apply::FEATURE;
+        Gates { apply: Some(quote!(#[cfg(feature = #feature)])) }
+    }
+}
+
+/// [`emit_type`] under the given gates: what a derive, expanding into a
+/// crate without the generated crate's features, decides itself.
+pub fn emit_type_with(api: &Api, plan: &Plan, def: &TypeDef, gates: &Gates) -> TokenStream {
+    let mut out = match &def.shape {
         Shape::Special(s) => {
             let mut out = super::special::emit_special(def, *s);
             out.extend(super::protobuf::special_proto_impl(api, def, *s));
             out
         }
         Shape::Struct(_) => match plan.structs.get(def.schema_name.as_str()) {
-            Some(sp) => emit_struct(api, sp, plan.kinds.get(def.schema_name.as_str())),
+            Some(sp) => emit_struct(api, sp, plan.kinds.get(def.schema_name.as_str()), gates),
             None => TokenStream::new(),
         },
+        Shape::Enum { variants, .. } if def.declared_at.is_some() => declared_enum_impls(def, variants),
         Shape::Enum { variants, fallback } => emit_enum(def, variants, fallback),
+        // Declared by the user, with whatever it implements.
+        Shape::Declared => TokenStream::new(),
+    };
+    if plan.schemas.contains(def.schema_name.as_str()) {
+        out.extend(super::schema::schema_impl(api, def));
+    }
+    if let Some(gate) = &gates.apply {
+        out.extend(scalar_apply_value(def, gate));
+    }
+    out
+}
+
+/// A type that is its own apply configuration (an enum, a special type):
+/// `ApplyValue` with `Apply = Self`.
+fn scalar_apply_value(def: &TypeDef, gate: &TokenStream) -> Option<TokenStream> {
+    let merge = match &def.shape {
+        Shape::Enum { .. } => quote!(Atomic),
+        Shape::Special(Special::JsonValue | Special::RawJsonText) => quote!(Deduced),
+        Shape::Special(Special::SchemaOrArray | Special::SchemaOrBool | Special::SchemaOrStringArray) => {
+            quote!(Deduced)
+        }
+        Shape::Special(_) => quote!(Atomic),
+        Shape::Struct(_) | Shape::Declared => return None,
+    };
+    let name = ident(&def.rust_name);
+    Some(quote! {
+        #gate
+        impl ::k8s_client_runtime::apply::ApplyValue for #name {
+            type Apply = #name;
+            const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::#merge;
+        }
+    })
+}
+
+/// A string enum the user wrote (unit variants): read and written as its
+/// values, with no fallback (a value it does not list is an error).
+fn declared_enum_impls(def: &TypeDef, variants: &[Variant]) -> TokenStream {
+    let name = ident(&def.rust_name);
+    let type_name = &def.rust_name;
+    let idents: Vec<Ident> = variants.iter().map(|v| ident(&v.rust_name)).collect();
+    let wires: Vec<&str> = variants.iter().map(|v| v.wire.as_str()).collect();
+    quote! {
+        impl #name {
+            /// The value on the wire.
+            pub fn as_str(&self) -> &'static str {
+                match self {
+                    #( #name::#idents => #wires, )*
+                }
+            }
+        }
+
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let value = <::std::borrow::Cow<'de, str> as ::serde::Deserialize>::deserialize(deserializer)?;
+                match &*value {
+                    #( #wires => ::std::result::Result::Ok(#name::#idents), )*
+                    other => ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(::std::format_args!(
+                        "unknown value {:?} of {}, expected one of {}", other, #type_name, [#(#wires),*].join(", ")
+                    ))),
+                }
+            }
+        }
     }
 }
 
 /// A struct, its decoding ([`super::decode`]), and for a kind its encoding
 /// with and without TypeMeta; `resource` when it implements the runtime's
 /// `Resource`.
-fn emit_struct(api: &Api, sp: &StructPlan, resource: Option<&KindPlan>) -> TokenStream {
+fn emit_struct(api: &Api, sp: &StructPlan, resource: Option<&KindPlan>, gates: &Gates) -> TokenStream {
     let def = sp.def;
     let name = ident(&def.rust_name);
     let doc = doc_attr(&def.doc);
     let field_defs = sp.fields.iter().map(|fp| field_tokens(api, sp, fp));
     let rest_def = rest_tokens(sp);
-    let mut out = quote! {
-        #doc
-        #[derive(Clone, Debug, Default, PartialEq)]
-        pub struct #name {
-            #(#field_defs)*
-            #rest_def
+    // A struct the user wrote gets its impls only.
+    let mut out = if def.declared_at.is_some() {
+        TokenStream::new()
+    } else {
+        quote! {
+            #doc
+            #[derive(Clone, Debug, Default, PartialEq)]
+            pub struct #name {
+                #(#field_defs)*
+                #rest_def
+            }
         }
     };
     out.extend(super::decode::decode_impl(&sp.codec()));
@@ -95,8 +191,8 @@ fn emit_struct(api: &Api, sp: &StructPlan, resource: Option<&KindPlan>) -> Token
             out.extend(resource_impls(api, def, k));
         }
     }
-    if let Some(apply) = &sp.apply {
-        out.extend(super::apply::emit_apply(api, sp, apply));
+    if let (Some(apply), Some(gate)) = (&sp.apply, &gates.apply) {
+        out.extend(super::apply::emit_apply(api, sp, apply, gate));
     }
     if def.schema_name == OBJECT_META {
         out.extend(object_meta_impl(api, def));
@@ -223,9 +319,19 @@ fn resource_impls(api: &Api, def: &TypeDef, k: &KindPlan) -> TokenStream {
         let feature = super::protobuf::FEATURE;
         quote!(; protobuf if feature = #feature)
     });
-    quote! {
-        #meta_use
-        ::k8s_client_runtime::impl_resource!(#name, #group, #version, #api_version, #kind, #plural, #scope, #list_kind #meta #protobuf);
+    // In a block of its own, so that the name stays there: a module of a
+    // crate deriving several kinds has several.
+    if k.object {
+        quote! {
+            const _: () = {
+                #meta_use
+                ::k8s_client_runtime::impl_resource!(#name, #group, #version, #api_version, #kind, #plural, #scope, #list_kind #meta #protobuf);
+            };
+        }
+    } else {
+        quote! {
+            ::k8s_client_runtime::impl_resource!(#name, #group, #version, #api_version, #kind, #plural, #scope, #list_kind #protobuf);
+        }
     }
 }
 

@@ -38,6 +38,7 @@ fn field(json: &str, ty: FieldType, required: bool) -> Field {
         boxed: false,
         flatten: false,
         merge: Default::default(),
+        keywords: Default::default(),
     }
 }
 
@@ -99,6 +100,8 @@ pub fn external_types() -> Vec<TypeDef> {
             // As the spec has them: a selector and an owner reference are
             // replaced whole.
             map_type: [LABEL_SELECTOR, OWNER_REFERENCE].contains(&schema).then_some(MapType::Atomic),
+            declared_at: None,
+            keywords: Default::default(),
         }
     };
     let type_meta = |fields: Vec<Field>| {

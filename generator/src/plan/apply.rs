@@ -81,6 +81,9 @@ pub enum ApplyType<'a> {
         /// Its apply configuration's name.
         name: String,
     },
+    /// A type written in Rust elsewhere ([`Shape::Declared`]): its
+    /// `ApplyValue::Apply`.
+    Declared(&'a str),
     /// A list holding structs.
     List(Box<ApplyType<'a>>),
     /// A map holding structs.
@@ -104,6 +107,9 @@ pub enum Merge<'a> {
         /// Its apply configuration's name.
         name: String,
     },
+    /// A type written in Rust elsewhere ([`Shape::Declared`]): as its
+    /// `ApplyValue::MERGE` says.
+    Declared(&'a str),
     /// A map merged key by key; how each value merges.
     Map(Box<Merge<'a>>),
     /// A list that server-side apply merges element by element (list type
@@ -315,6 +321,7 @@ fn merge_ignoring_retain_keys<'a>(
                 return Merge::Atomic;
             }
             match def.map(|d| &d.shape) {
+                Some(Shape::Declared) => Merge::Declared(r),
                 Some(Shape::Struct(_)) => match names.get_key_value(r.as_str()) {
                     Some((schema, name)) => Merge::Struct { schema, name: name.clone() },
                     None => Merge::Atomic,
@@ -350,7 +357,7 @@ fn apply_field<'a>(
     f: &'a Field,
     fp: &FieldPlan<'a>,
 ) -> ApplyField<'a> {
-    let ty = apply_type(names, &f.ty);
+    let ty = apply_type(api, names, &f.ty);
     let builder = match &f.ty {
         FieldType::Array(_) => Builder::Append,
         FieldType::Map(_) => Builder::Merge,
@@ -368,19 +375,21 @@ fn apply_field<'a>(
     ApplyField { codec, ty, builder, method: naming::apply_method_name(&f.rust_name) }
 }
 
-fn apply_type<'a>(names: &BTreeMap<&'a str, String>, ty: &'a FieldType) -> ApplyType<'a> {
+fn apply_type<'a>(api: &'a Api, names: &BTreeMap<&'a str, String>, ty: &'a FieldType) -> ApplyType<'a> {
+    let declared = |r: &str| api.types.get(r).is_some_and(|d| d.shape == Shape::Declared);
     let holds_struct = |t: &FieldType| {
         let mut refs = BTreeSet::new();
         t.refs(&mut refs);
-        refs.iter().any(|r| names.contains_key(r.as_str()))
+        refs.iter().any(|r| names.contains_key(r.as_str()) || declared(r))
     };
     match ty {
+        FieldType::Ref(r) if declared(r) => ApplyType::Declared(r),
         FieldType::Ref(r) => match names.get_key_value(r.as_str()) {
             Some((schema, name)) => ApplyType::Struct { schema, name: name.clone() },
             None => ApplyType::Leaf(ty),
         },
-        FieldType::Array(inner) if holds_struct(inner) => ApplyType::List(Box::new(apply_type(names, inner))),
-        FieldType::Map(inner) if holds_struct(inner) => ApplyType::Map(Box::new(apply_type(names, inner))),
+        FieldType::Array(inner) if holds_struct(inner) => ApplyType::List(Box::new(apply_type(api, names, inner))),
+        FieldType::Map(inner) if holds_struct(inner) => ApplyType::Map(Box::new(apply_type(api, names, inner))),
         _ => ApplyType::Leaf(ty),
     }
 }

@@ -139,6 +139,7 @@ mod tests {
             boxed: false,
             flatten: false,
             merge: Default::default(),
+            keywords: Default::default(),
         };
         TypeDef {
             schema_name: format!("com.example.v1.{name}"),
@@ -153,6 +154,8 @@ mod tests {
             owner: None,
             external: false,
             map_type: None,
+            declared_at: None,
+            keywords: Default::default(),
         }
     }
 

@@ -188,6 +188,9 @@ fn struct_plan<'a>(api: &'a Api, def: &'a TypeDef) -> Option<StructPlan<'a>> {
 }
 
 pub(super) fn field_plan<'a>(api: &Api, def: &TypeDef, f: &'a Field) -> FieldPlan<'a> {
+    if def.declared_at.is_some() {
+        return declared_field_plan(f);
+    }
     let kind_metadata = f.json_name == "metadata"
         && def.is_kind()
         && matches!(&f.ty, FieldType::Ref(r) if r == OBJECT_META || r == LIST_META);
@@ -200,6 +203,22 @@ pub(super) fn field_plan<'a>(api: &Api, def: &TypeDef, f: &'a Field) -> FieldPla
     // A field boxed to break a cycle holds no kind: kinds do not nest.
     let embedding = if f.boxed { None } else { embedded_kind(api, &f.ty) };
     FieldPlan { field: f, plain, boxed, writes_null, embedding, seed: seed(api, def, f, plain, boxed), protobuf: None }
+}
+
+/// A field of a struct the user wrote, held as written: an `Option` when
+/// not required, a `Box` where boxed, read and written through its own
+/// `Deserialize` and `Serialize` (it need not be the runtime's string or
+/// list types).
+fn declared_field_plan(f: &Field) -> FieldPlan<'_> {
+    FieldPlan {
+        field: f,
+        plain: f.required,
+        boxed: f.boxed,
+        writes_null: false,
+        embedding: None,
+        seed: Seed::Value,
+        protobuf: None,
+    }
 }
 
 fn seed(api: &Api, def: &TypeDef, f: &Field, plain: bool, boxed: bool) -> Seed {

@@ -40,7 +40,7 @@ pub fn map(api: &Api, sources: &Sources) -> Result<Encodings> {
                 report.special.push(schema.clone());
                 BTreeMap::new()
             }
-            Shape::Enum { .. } => BTreeMap::new(),
+            Shape::Enum { .. } | Shape::Declared => BTreeMap::new(),
             Shape::Struct(ir_fields) => {
                 match map_struct(sources, &schema_of, def.gvks.is_empty(), ir_fields, message) {
                     Ok(fields) => fields,

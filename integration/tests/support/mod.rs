@@ -55,11 +55,9 @@ pub fn namespace(prefix: &str) -> String {
 /// until the apiserver serves each of them. Returns the CRDs' names.
 pub async fn install_crds(files: &[std::path::PathBuf]) -> Vec<String> {
     use k8s_client::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-    use k8s_client_runtime::rest::{CreateOptions, GetOptions};
     use serde::Deserialize as _;
 
-    let crds = clientset().apiextensions_v1().custom_resource_definitions();
-    let mut names = Vec::new();
+    let mut crds: Vec<CustomResourceDefinition> = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         for doc in serde_yaml_ng::Deserializer::from_str(&text) {
@@ -67,15 +65,29 @@ pub async fn install_crds(files: &[std::path::PathBuf]) -> Vec<String> {
             if value.get("kind").and_then(|k| k.as_str()) != Some("CustomResourceDefinition") {
                 continue;
             }
-            let crd: CustomResourceDefinition = serde_json::from_value(value).unwrap();
-            let name = crd.metadata.name.clone().unwrap().to_string();
-            match crds.create(&crd, &CreateOptions::default()).await {
-                Ok(_) => {}
-                Err(e) if e.is_already_exists() => {}
-                Err(e) => panic!("creating {name}: {e}"),
-            }
-            names.push(name);
+            crds.push(serde_json::from_value(value).unwrap());
         }
+    }
+    install_crd_objects(&crds).await
+}
+
+/// Creates the CRDs (an existing one is left as it is) and waits until the
+/// apiserver serves each of them. Returns their names.
+pub async fn install_crd_objects(
+    objects: &[k8s_client::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition],
+) -> Vec<String> {
+    use k8s_client_runtime::rest::{CreateOptions, GetOptions};
+
+    let crds = clientset().apiextensions_v1().custom_resource_definitions();
+    let mut names = Vec::new();
+    for crd in objects {
+        let name = crd.metadata.name.clone().unwrap().to_string();
+        match crds.create(crd, &CreateOptions::default()).await {
+            Ok(_) => {}
+            Err(e) if e.is_already_exists() => {}
+            Err(e) => panic!("creating {name}: {e}"),
+        }
+        names.push(name);
     }
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     for name in &names {

@@ -14,7 +14,7 @@ use serde_json::Value;
 const BEST_WIDTH: usize = 80;
 
 /// The YAML document kubectl would write for `value`.
-pub(super) fn to_yaml(value: &Value) -> String {
+pub(crate) fn to_yaml(value: &Value) -> String {
     let mut out = Emitter { text: String::new(), column: 0 };
     match value {
         Value::Object(map) if !map.is_empty() => out.block_mapping(map, 0),

@@ -22,7 +22,7 @@ mod exec;
 mod incluster;
 mod kubeconfig;
 mod kubeconfig_write;
-mod kubeconfig_yaml;
+pub(crate) mod kubeconfig_yaml;
 mod no_proxy;
 mod proxy;
 mod secret;

@@ -211,6 +211,14 @@ impl ApplyConfigurationApply {
 impl ::k8s_client_runtime::apply::MergeFields for ApplyConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ApplyConfiguration {
+    type Apply = ApplyConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ApplyConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

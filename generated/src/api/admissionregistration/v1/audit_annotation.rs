@@ -212,6 +212,14 @@ impl AuditAnnotationApply {
 impl ::k8s_client_runtime::apply::MergeFields for AuditAnnotationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AuditAnnotation {
+    type Apply = AuditAnnotationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AuditAnnotationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -190,6 +190,14 @@ impl ExpressionWarningApply {
 impl ::k8s_client_runtime::apply::MergeFields for ExpressionWarningApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ExpressionWarning {
+    type Apply = ExpressionWarningApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ExpressionWarningApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -411,7 +411,7 @@ impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicy {
 impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -424,6 +424,14 @@ impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicyApply {
                     <crate::api::admissionregistration::v1::MutatingAdmissionPolicySpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MutatingAdmissionPolicy {
+    type Apply = MutatingAdmissionPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MutatingAdmissionPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -846,7 +846,7 @@ impl MutatingWebhookApply {
 impl ::k8s_client_runtime::apply::MergeFields for MutatingWebhookApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "clientConfig",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -867,6 +867,14 @@ impl ::k8s_client_runtime::apply::MergeFields for MutatingWebhookApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MutatingWebhook {
+    type Apply = MutatingWebhookApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MutatingWebhookApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -428,7 +428,7 @@ impl ::k8s_client_runtime::apply::MergeFields for MutatingWebhookConfiguration {
 impl ::k8s_client_runtime::apply::MergeFields for MutatingWebhookConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -449,6 +449,14 @@ impl ::k8s_client_runtime::apply::MergeFields for MutatingWebhookConfigurationAp
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MutatingWebhookConfiguration {
+    type Apply = MutatingWebhookConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MutatingWebhookConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -411,6 +411,14 @@ impl RuleWithOperationsApply {
 impl ::k8s_client_runtime::apply::MergeFields for RuleWithOperationsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for RuleWithOperations {
+    type Apply = RuleWithOperationsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <RuleWithOperationsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -175,6 +175,14 @@ impl TypeCheckingApply {
 impl ::k8s_client_runtime::apply::MergeFields for TypeCheckingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TypeChecking {
+    type Apply = TypeCheckingApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TypeCheckingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

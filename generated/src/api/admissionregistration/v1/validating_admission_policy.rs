@@ -480,7 +480,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicy {
 impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -499,6 +499,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicyApply
                     <crate::api::admissionregistration::v1::ValidatingAdmissionPolicyStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ValidatingAdmissionPolicy {
+    type Apply = ValidatingAdmissionPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ValidatingAdmissionPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

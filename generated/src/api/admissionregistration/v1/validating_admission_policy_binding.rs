@@ -414,7 +414,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicyBindi
 impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicyBindingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -427,6 +427,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicyBindi
                     <crate::api::admissionregistration::v1::ValidatingAdmissionPolicyBindingSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ValidatingAdmissionPolicyBinding {
+    type Apply = ValidatingAdmissionPolicyBindingApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ValidatingAdmissionPolicyBindingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

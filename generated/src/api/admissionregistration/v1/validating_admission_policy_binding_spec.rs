@@ -362,7 +362,7 @@ impl ::k8s_client_runtime::apply::MergeFields
 for ValidatingAdmissionPolicyBindingSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "validationActions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -373,6 +373,14 @@ for ValidatingAdmissionPolicyBindingSpecApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ValidatingAdmissionPolicyBindingSpec {
+    type Apply = ValidatingAdmissionPolicyBindingSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ValidatingAdmissionPolicyBindingSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -569,7 +569,7 @@ impl ValidatingAdmissionPolicySpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicySpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "matchConditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -596,6 +596,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicySpecA
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ValidatingAdmissionPolicySpec {
+    type Apply = ValidatingAdmissionPolicySpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ValidatingAdmissionPolicySpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

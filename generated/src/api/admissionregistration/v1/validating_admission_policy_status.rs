@@ -273,7 +273,7 @@ impl ValidatingAdmissionPolicyStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicyStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -292,6 +292,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ValidatingAdmissionPolicyStatu
                     <crate::api::admissionregistration::v1::TypeCheckingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ValidatingAdmissionPolicyStatus {
+    type Apply = ValidatingAdmissionPolicyStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ValidatingAdmissionPolicyStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

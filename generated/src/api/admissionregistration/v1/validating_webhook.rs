@@ -776,7 +776,7 @@ impl ValidatingWebhookApply {
 impl ::k8s_client_runtime::apply::MergeFields for ValidatingWebhookApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "clientConfig",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -797,6 +797,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ValidatingWebhookApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ValidatingWebhook {
+    type Apply = ValidatingWebhookApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ValidatingWebhookApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

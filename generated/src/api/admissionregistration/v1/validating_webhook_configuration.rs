@@ -430,7 +430,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ValidatingWebhookConfiguration
 impl ::k8s_client_runtime::apply::MergeFields for ValidatingWebhookConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -451,6 +451,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ValidatingWebhookConfiguration
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ValidatingWebhookConfiguration {
+    type Apply = ValidatingWebhookConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ValidatingWebhookConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -338,6 +338,14 @@ impl ValidationApply {
 impl ::k8s_client_runtime::apply::MergeFields for ValidationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Validation {
+    type Apply = ValidationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ValidationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -261,13 +261,21 @@ impl WebhookClientConfigApply {
 impl ::k8s_client_runtime::apply::MergeFields for WebhookClientConfigApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "service",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::admissionregistration::v1::ServiceReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WebhookClientConfig {
+    type Apply = WebhookClientConfigApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WebhookClientConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

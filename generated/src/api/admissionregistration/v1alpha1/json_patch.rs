@@ -263,6 +263,14 @@ impl JSONPatchApply {
 impl ::k8s_client_runtime::apply::MergeFields for JSONPatchApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JSONPatch {
+    type Apply = JSONPatchApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <JSONPatchApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

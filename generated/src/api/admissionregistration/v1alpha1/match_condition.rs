@@ -209,6 +209,14 @@ impl MatchConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for MatchConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MatchCondition {
+    type Apply = MatchConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MatchConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -274,7 +274,7 @@ impl MutationApply {
 impl ::k8s_client_runtime::apply::MergeFields for MutationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "applyConfiguration",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -287,6 +287,14 @@ impl ::k8s_client_runtime::apply::MergeFields for MutationApply {
                     <crate::api::admissionregistration::v1alpha1::JSONPatchApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Mutation {
+    type Apply = MutationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MutationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

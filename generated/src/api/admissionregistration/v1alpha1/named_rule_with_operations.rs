@@ -501,6 +501,12 @@ impl NamedRuleWithOperationsApply {
 impl ::k8s_client_runtime::apply::MergeFields for NamedRuleWithOperationsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NamedRuleWithOperations {
+    type Apply = NamedRuleWithOperationsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }

@@ -190,6 +190,14 @@ impl VariableApply {
 impl ::k8s_client_runtime::apply::MergeFields for VariableApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Variable {
+    type Apply = VariableApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VariableApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

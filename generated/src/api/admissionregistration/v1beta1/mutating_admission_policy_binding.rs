@@ -421,7 +421,7 @@ impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicyBinding
 impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicyBindingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -434,6 +434,14 @@ impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicyBinding
                     <crate::api::admissionregistration::v1beta1::MutatingAdmissionPolicyBindingSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MutatingAdmissionPolicyBinding {
+    type Apply = MutatingAdmissionPolicyBindingApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MutatingAdmissionPolicyBindingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -278,6 +278,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for MutatingAdmissionPolicyBindingSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MutatingAdmissionPolicyBindingSpec {
+    type Apply = MutatingAdmissionPolicyBindingSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MutatingAdmissionPolicyBindingSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

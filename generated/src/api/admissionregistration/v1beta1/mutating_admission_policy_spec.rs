@@ -563,7 +563,7 @@ impl MutatingAdmissionPolicySpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicySpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "matchConditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -578,6 +578,14 @@ impl ::k8s_client_runtime::apply::MergeFields for MutatingAdmissionPolicySpecApp
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MutatingAdmissionPolicySpec {
+    type Apply = MutatingAdmissionPolicySpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MutatingAdmissionPolicySpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

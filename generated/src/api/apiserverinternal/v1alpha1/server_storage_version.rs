@@ -308,7 +308,7 @@ impl ServerStorageVersionApply {
 impl ::k8s_client_runtime::apply::MergeFields for ServerStorageVersionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "decodableVersions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -329,6 +329,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ServerStorageVersionApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ServerStorageVersion {
+    type Apply = ServerStorageVersionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServerStorageVersionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -471,7 +471,7 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageVersion {
 impl ::k8s_client_runtime::apply::MergeFields for StorageVersionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -490,6 +490,14 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageVersionApply {
                     <crate::api::apiserverinternal::v1alpha1::StorageVersionStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageVersion {
+    type Apply = StorageVersionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageVersionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

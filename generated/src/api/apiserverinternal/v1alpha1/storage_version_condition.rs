@@ -342,6 +342,14 @@ impl StorageVersionConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for StorageVersionConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageVersionCondition {
+    type Apply = StorageVersionConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageVersionConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -91,6 +91,14 @@ impl StorageVersionSpecApply {}
 impl ::k8s_client_runtime::apply::MergeFields for StorageVersionSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageVersionSpec {
+    type Apply = StorageVersionSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageVersionSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

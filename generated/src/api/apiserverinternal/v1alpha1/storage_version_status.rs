@@ -289,7 +289,7 @@ impl StorageVersionStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for StorageVersionStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -316,6 +316,14 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageVersionStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageVersionStatus {
+    type Apply = StorageVersionStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageVersionStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -428,7 +428,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ControllerRevision {
 impl ::k8s_client_runtime::apply::MergeFields for ControllerRevisionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             ("data", ::k8s_client_runtime::apply::Merge::Deduced),
             (
                 "metadata",
@@ -436,6 +436,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ControllerRevisionApply {
                     <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ControllerRevision {
+    type Apply = ControllerRevisionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ControllerRevisionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -461,7 +461,7 @@ impl ::k8s_client_runtime::apply::MergeFields for DaemonSet {
 impl ::k8s_client_runtime::apply::MergeFields for DaemonSetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -480,6 +480,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DaemonSetApply {
                     <crate::api::apps::v1::DaemonSetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DaemonSet {
+    type Apply = DaemonSetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DaemonSetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -329,6 +329,14 @@ impl DaemonSetConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for DaemonSetConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DaemonSetCondition {
+    type Apply = DaemonSetConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DaemonSetConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -334,7 +334,7 @@ impl DaemonSetSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for DaemonSetSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "template",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -347,6 +347,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DaemonSetSpecApply {
                     <crate::api::apps::v1::DaemonSetUpdateStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DaemonSetSpec {
+    type Apply = DaemonSetSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DaemonSetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

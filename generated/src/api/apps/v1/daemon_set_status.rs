@@ -490,7 +490,7 @@ impl DaemonSetStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for DaemonSetStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -505,6 +505,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DaemonSetStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DaemonSetStatus {
+    type Apply = DaemonSetStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DaemonSetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -221,13 +221,21 @@ impl DaemonSetUpdateStrategyApply {
 impl ::k8s_client_runtime::apply::MergeFields for DaemonSetUpdateStrategyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "rollingUpdate",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::apps::v1::RollingUpdateDaemonSetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DaemonSetUpdateStrategy {
+    type Apply = DaemonSetUpdateStrategyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DaemonSetUpdateStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

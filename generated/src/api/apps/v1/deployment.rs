@@ -464,7 +464,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Deployment {
 impl ::k8s_client_runtime::apply::MergeFields for DeploymentApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -483,6 +483,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DeploymentApply {
                     <crate::api::apps::v1::DeploymentStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Deployment {
+    type Apply = DeploymentApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeploymentApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

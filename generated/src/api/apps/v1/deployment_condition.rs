@@ -367,6 +367,14 @@ impl DeploymentConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeploymentConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeploymentCondition {
+    type Apply = DeploymentConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeploymentConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -434,7 +434,7 @@ impl DeploymentSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeploymentSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "strategy",
                 ::k8s_client_runtime::apply::Merge::RetainKeys(
@@ -449,6 +449,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DeploymentSpecApply {
                     <crate::api::core::v1::PodTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeploymentSpec {
+    type Apply = DeploymentSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeploymentSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

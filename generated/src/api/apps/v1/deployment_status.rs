@@ -469,7 +469,7 @@ impl DeploymentStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeploymentStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -484,6 +484,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DeploymentStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeploymentStatus {
+    type Apply = DeploymentStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeploymentStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

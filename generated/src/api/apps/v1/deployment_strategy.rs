@@ -221,13 +221,21 @@ impl DeploymentStrategyApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeploymentStrategyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "rollingUpdate",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::apps::v1::RollingUpdateDeploymentApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeploymentStrategy {
+    type Apply = DeploymentStrategyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeploymentStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -464,7 +464,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ReplicaSet {
 impl ::k8s_client_runtime::apply::MergeFields for ReplicaSetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -483,6 +483,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ReplicaSetApply {
                     <crate::api::apps::v1::ReplicaSetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ReplicaSet {
+    type Apply = ReplicaSetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ReplicaSetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

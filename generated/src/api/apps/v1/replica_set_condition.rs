@@ -329,6 +329,14 @@ impl ReplicaSetConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for ReplicaSetConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ReplicaSetCondition {
+    type Apply = ReplicaSetConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ReplicaSetConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

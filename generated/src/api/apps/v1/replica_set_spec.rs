@@ -275,13 +275,21 @@ impl ReplicaSetSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ReplicaSetSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "template",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::PodTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ReplicaSetSpec {
+    type Apply = ReplicaSetSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ReplicaSetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -390,7 +390,7 @@ impl ReplicaSetStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ReplicaSetStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -405,6 +405,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ReplicaSetStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ReplicaSetStatus {
+    type Apply = ReplicaSetStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ReplicaSetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

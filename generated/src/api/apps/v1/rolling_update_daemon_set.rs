@@ -183,6 +183,14 @@ impl RollingUpdateDaemonSetApply {
 impl ::k8s_client_runtime::apply::MergeFields for RollingUpdateDaemonSetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for RollingUpdateDaemonSet {
+    type Apply = RollingUpdateDaemonSetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <RollingUpdateDaemonSetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -183,6 +183,14 @@ impl RollingUpdateDeploymentApply {
 impl ::k8s_client_runtime::apply::MergeFields for RollingUpdateDeploymentApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for RollingUpdateDeployment {
+    type Apply = RollingUpdateDeploymentApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <RollingUpdateDeploymentApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

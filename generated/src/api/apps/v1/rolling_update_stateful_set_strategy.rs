@@ -182,6 +182,14 @@ impl RollingUpdateStatefulSetStrategyApply {
 impl ::k8s_client_runtime::apply::MergeFields for RollingUpdateStatefulSetStrategyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for RollingUpdateStatefulSetStrategy {
+    type Apply = RollingUpdateStatefulSetStrategyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <RollingUpdateStatefulSetStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

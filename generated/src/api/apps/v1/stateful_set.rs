@@ -468,7 +468,7 @@ impl ::k8s_client_runtime::apply::MergeFields for StatefulSet {
 impl ::k8s_client_runtime::apply::MergeFields for StatefulSetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -487,6 +487,14 @@ impl ::k8s_client_runtime::apply::MergeFields for StatefulSetApply {
                     <crate::api::apps::v1::StatefulSetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StatefulSet {
+    type Apply = StatefulSetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StatefulSetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

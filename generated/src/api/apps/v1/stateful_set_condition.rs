@@ -329,6 +329,14 @@ impl StatefulSetConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for StatefulSetConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StatefulSetCondition {
+    type Apply = StatefulSetConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StatefulSetConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

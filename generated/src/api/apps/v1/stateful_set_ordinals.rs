@@ -152,6 +152,14 @@ impl StatefulSetOrdinalsApply {
 impl ::k8s_client_runtime::apply::MergeFields for StatefulSetOrdinalsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StatefulSetOrdinals {
+    type Apply = StatefulSetOrdinalsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StatefulSetOrdinalsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

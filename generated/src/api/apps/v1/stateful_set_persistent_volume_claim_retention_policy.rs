@@ -218,6 +218,15 @@ impl ::k8s_client_runtime::apply::MergeFields
 for StatefulSetPersistentVolumeClaimRetentionPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for StatefulSetPersistentVolumeClaimRetentionPolicy {
+    type Apply = StatefulSetPersistentVolumeClaimRetentionPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StatefulSetPersistentVolumeClaimRetentionPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

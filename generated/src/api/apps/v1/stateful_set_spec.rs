@@ -656,7 +656,7 @@ impl StatefulSetSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for StatefulSetSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "ordinals",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -681,6 +681,14 @@ impl ::k8s_client_runtime::apply::MergeFields for StatefulSetSpecApply {
                     <crate::api::apps::v1::StatefulSetUpdateStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StatefulSetSpec {
+    type Apply = StatefulSetSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StatefulSetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

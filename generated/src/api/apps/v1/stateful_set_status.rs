@@ -520,7 +520,7 @@ impl StatefulSetStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for StatefulSetStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -535,6 +535,14 @@ impl ::k8s_client_runtime::apply::MergeFields for StatefulSetStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StatefulSetStatus {
+    type Apply = StatefulSetStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StatefulSetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

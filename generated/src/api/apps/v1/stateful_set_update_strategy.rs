@@ -225,13 +225,21 @@ impl StatefulSetUpdateStrategyApply {
 impl ::k8s_client_runtime::apply::MergeFields for StatefulSetUpdateStrategyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "rollingUpdate",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::apps::v1::RollingUpdateStatefulSetStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StatefulSetUpdateStrategy {
+    type Apply = StatefulSetUpdateStrategyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StatefulSetUpdateStrategyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -285,6 +285,14 @@ impl BoundObjectReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for BoundObjectReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for BoundObjectReference {
+    type Apply = BoundObjectReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <BoundObjectReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

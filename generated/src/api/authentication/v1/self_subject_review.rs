@@ -400,7 +400,7 @@ impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectReview {
 impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectReviewApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -413,6 +413,14 @@ impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectReviewApply {
                     <crate::api::authentication::v1::SelfSubjectReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SelfSubjectReview {
+    type Apply = SelfSubjectReviewApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SelfSubjectReviewApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

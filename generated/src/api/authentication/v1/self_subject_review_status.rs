@@ -165,13 +165,21 @@ impl SelfSubjectReviewStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectReviewStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "userInfo",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::authentication::v1::UserInfoApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SelfSubjectReviewStatus {
+    type Apply = SelfSubjectReviewStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SelfSubjectReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

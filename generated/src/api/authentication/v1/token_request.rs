@@ -448,7 +448,7 @@ impl ::k8s_client_runtime::apply::MergeFields for TokenRequest {
 impl ::k8s_client_runtime::apply::MergeFields for TokenRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -467,6 +467,14 @@ impl ::k8s_client_runtime::apply::MergeFields for TokenRequestApply {
                     <crate::api::authentication::v1::TokenRequestStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TokenRequest {
+    type Apply = TokenRequestApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TokenRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -318,7 +318,7 @@ impl TokenRequestSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for TokenRequestSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "attestations",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -331,6 +331,14 @@ impl ::k8s_client_runtime::apply::MergeFields for TokenRequestSpecApply {
                     <crate::api::authentication::v1::BoundObjectReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TokenRequestSpec {
+    type Apply = TokenRequestSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TokenRequestSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

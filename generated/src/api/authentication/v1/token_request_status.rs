@@ -195,6 +195,14 @@ impl TokenRequestStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for TokenRequestStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TokenRequestStatus {
+    type Apply = TokenRequestStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TokenRequestStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -441,7 +441,7 @@ impl ::k8s_client_runtime::apply::MergeFields for TokenReview {
 impl ::k8s_client_runtime::apply::MergeFields for TokenReviewApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -460,6 +460,14 @@ impl ::k8s_client_runtime::apply::MergeFields for TokenReviewApply {
                     <crate::api::authentication::v1::TokenReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TokenReview {
+    type Apply = TokenReviewApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TokenReviewApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

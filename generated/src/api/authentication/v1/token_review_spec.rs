@@ -204,6 +204,14 @@ impl TokenReviewSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for TokenReviewSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TokenReviewSpec {
+    type Apply = TokenReviewSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TokenReviewSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -296,13 +296,21 @@ impl TokenReviewStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for TokenReviewStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "user",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::authentication::v1::UserInfoApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TokenReviewStatus {
+    type Apply = TokenReviewStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TokenReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

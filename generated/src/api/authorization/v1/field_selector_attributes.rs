@@ -225,6 +225,14 @@ impl FieldSelectorAttributesApply {
 impl ::k8s_client_runtime::apply::MergeFields for FieldSelectorAttributesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for FieldSelectorAttributes {
+    type Apply = FieldSelectorAttributesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <FieldSelectorAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

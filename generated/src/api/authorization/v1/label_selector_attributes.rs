@@ -225,6 +225,14 @@ impl LabelSelectorAttributesApply {
 impl ::k8s_client_runtime::apply::MergeFields for LabelSelectorAttributesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LabelSelectorAttributes {
+    type Apply = LabelSelectorAttributesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LabelSelectorAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

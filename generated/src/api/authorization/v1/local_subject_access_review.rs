@@ -445,7 +445,7 @@ impl ::k8s_client_runtime::apply::MergeFields for LocalSubjectAccessReview {
 impl ::k8s_client_runtime::apply::MergeFields for LocalSubjectAccessReviewApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -464,6 +464,14 @@ impl ::k8s_client_runtime::apply::MergeFields for LocalSubjectAccessReviewApply 
                     <crate::api::authorization::v1::SubjectAccessReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LocalSubjectAccessReview {
+    type Apply = LocalSubjectAccessReviewApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LocalSubjectAccessReviewApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

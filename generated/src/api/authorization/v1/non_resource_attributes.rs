@@ -193,6 +193,14 @@ impl NonResourceAttributesApply {
 impl ::k8s_client_runtime::apply::MergeFields for NonResourceAttributesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NonResourceAttributes {
+    type Apply = NonResourceAttributesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NonResourceAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

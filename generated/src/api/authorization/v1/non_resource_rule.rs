@@ -214,6 +214,14 @@ impl NonResourceRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for NonResourceRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NonResourceRule {
+    type Apply = NonResourceRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NonResourceRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -537,7 +537,7 @@ impl ResourceAttributesApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceAttributesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "fieldSelector",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -550,6 +550,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceAttributesApply {
                     <crate::api::authorization::v1::LabelSelectorAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceAttributes {
+    type Apply = ResourceAttributesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

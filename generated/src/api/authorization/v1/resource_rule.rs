@@ -323,6 +323,14 @@ impl ResourceRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceRule {
+    type Apply = ResourceRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -441,7 +441,7 @@ impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectAccessReview {
 impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectAccessReviewApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -460,6 +460,14 @@ impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectAccessReviewApply {
                     <crate::api::authorization::v1::SubjectAccessReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SelfSubjectAccessReview {
+    type Apply = SelfSubjectAccessReviewApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SelfSubjectAccessReviewApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -229,7 +229,7 @@ impl SelfSubjectAccessReviewSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectAccessReviewSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "nonResourceAttributes",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -242,6 +242,14 @@ impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectAccessReviewSpecApp
                     <crate::api::authorization::v1::ResourceAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SelfSubjectAccessReviewSpec {
+    type Apply = SelfSubjectAccessReviewSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SelfSubjectAccessReviewSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -441,7 +441,7 @@ impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectRulesReview {
 impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectRulesReviewApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -460,6 +460,14 @@ impl ::k8s_client_runtime::apply::MergeFields for SelfSubjectRulesReviewApply {
                     <crate::api::authorization::v1::SubjectRulesReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SelfSubjectRulesReview {
+    type Apply = SelfSubjectRulesReviewApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SelfSubjectRulesReviewApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -441,7 +441,7 @@ impl ::k8s_client_runtime::apply::MergeFields for SubjectAccessReview {
 impl ::k8s_client_runtime::apply::MergeFields for SubjectAccessReviewApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -460,6 +460,14 @@ impl ::k8s_client_runtime::apply::MergeFields for SubjectAccessReviewApply {
                     <crate::api::authorization::v1::SubjectAccessReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SubjectAccessReview {
+    type Apply = SubjectAccessReviewApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SubjectAccessReviewApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

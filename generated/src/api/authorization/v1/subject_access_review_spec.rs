@@ -410,7 +410,7 @@ impl SubjectAccessReviewSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for SubjectAccessReviewSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "extra",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -429,6 +429,14 @@ impl ::k8s_client_runtime::apply::MergeFields for SubjectAccessReviewSpecApply {
                     <crate::api::authorization::v1::ResourceAttributesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SubjectAccessReviewSpec {
+    type Apply = SubjectAccessReviewSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SubjectAccessReviewSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

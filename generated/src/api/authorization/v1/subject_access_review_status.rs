@@ -271,6 +271,14 @@ impl SubjectAccessReviewStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for SubjectAccessReviewStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SubjectAccessReviewStatus {
+    type Apply = SubjectAccessReviewStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SubjectAccessReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -311,6 +311,14 @@ impl SubjectRulesReviewStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for SubjectRulesReviewStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SubjectRulesReviewStatus {
+    type Apply = SubjectRulesReviewStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SubjectRulesReviewStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -466,7 +466,7 @@ impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscaler {
 impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscalerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -485,6 +485,14 @@ impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscalerApply {
                     <crate::api::autoscaling::v1::HorizontalPodAutoscalerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HorizontalPodAutoscaler {
+    type Apply = HorizontalPodAutoscalerApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HorizontalPodAutoscalerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

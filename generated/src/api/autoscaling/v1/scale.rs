@@ -448,7 +448,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Scale {
 impl ::k8s_client_runtime::apply::MergeFields for ScaleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -467,6 +467,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ScaleApply {
                     <crate::api::autoscaling::v1::ScaleStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Scale {
+    type Apply = ScaleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ScaleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

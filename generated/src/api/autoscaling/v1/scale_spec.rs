@@ -146,6 +146,14 @@ impl ScaleSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ScaleSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ScaleSpec {
+    type Apply = ScaleSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ScaleSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

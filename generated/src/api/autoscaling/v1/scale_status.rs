@@ -185,6 +185,14 @@ impl ScaleStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ScaleStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ScaleStatus {
+    type Apply = ScaleStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ScaleStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

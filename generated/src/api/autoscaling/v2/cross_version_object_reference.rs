@@ -240,6 +240,14 @@ impl CrossVersionObjectReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for CrossVersionObjectReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CrossVersionObjectReference {
+    type Apply = CrossVersionObjectReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CrossVersionObjectReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -201,7 +201,7 @@ impl ExternalMetricSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for ExternalMetricSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metric",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -214,6 +214,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ExternalMetricSourceApply {
                     <crate::api::autoscaling::v2::MetricTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ExternalMetricSource {
+    type Apply = ExternalMetricSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ExternalMetricSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -225,7 +225,7 @@ impl HorizontalPodAutoscalerBehaviorApply {
 impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscalerBehaviorApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "scaleDown",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -238,6 +238,14 @@ impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscalerBehavio
                     <crate::api::autoscaling::v2::HPAScalingRulesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HorizontalPodAutoscalerBehavior {
+    type Apply = HorizontalPodAutoscalerBehaviorApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HorizontalPodAutoscalerBehaviorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

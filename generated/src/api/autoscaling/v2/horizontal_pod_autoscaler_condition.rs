@@ -360,6 +360,14 @@ impl HorizontalPodAutoscalerConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscalerConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HorizontalPodAutoscalerCondition {
+    type Apply = HorizontalPodAutoscalerConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HorizontalPodAutoscalerConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -333,7 +333,7 @@ impl HorizontalPodAutoscalerSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscalerSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "behavior",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -346,6 +346,14 @@ impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscalerSpecApp
                     <crate::api::autoscaling::v2::CrossVersionObjectReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HorizontalPodAutoscalerSpec {
+    type Apply = HorizontalPodAutoscalerSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HorizontalPodAutoscalerSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -380,7 +380,7 @@ impl HorizontalPodAutoscalerStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscalerStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -395,6 +395,14 @@ impl ::k8s_client_runtime::apply::MergeFields for HorizontalPodAutoscalerStatusA
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HorizontalPodAutoscalerStatus {
+    type Apply = HorizontalPodAutoscalerStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HorizontalPodAutoscalerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

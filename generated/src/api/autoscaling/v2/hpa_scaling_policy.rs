@@ -206,6 +206,14 @@ impl HPAScalingPolicyApply {
 impl ::k8s_client_runtime::apply::MergeFields for HPAScalingPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HPAScalingPolicy {
+    type Apply = HPAScalingPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HPAScalingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -299,6 +299,14 @@ impl HPAScalingRulesApply {
 impl ::k8s_client_runtime::apply::MergeFields for HPAScalingRulesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HPAScalingRules {
+    type Apply = HPAScalingRulesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HPAScalingRulesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -201,6 +201,14 @@ impl MetricIdentifierApply {
 impl ::k8s_client_runtime::apply::MergeFields for MetricIdentifierApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MetricIdentifier {
+    type Apply = MetricIdentifierApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MetricIdentifierApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -412,7 +412,7 @@ impl MetricSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for MetricSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "containerResource",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -443,6 +443,14 @@ impl ::k8s_client_runtime::apply::MergeFields for MetricSpecApply {
                     <crate::api::autoscaling::v2::ResourceMetricSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MetricSpec {
+    type Apply = MetricSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MetricSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

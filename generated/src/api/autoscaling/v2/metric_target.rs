@@ -259,6 +259,14 @@ impl MetricTargetApply {
 impl ::k8s_client_runtime::apply::MergeFields for MetricTargetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MetricTarget {
+    type Apply = MetricTargetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MetricTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -221,6 +221,14 @@ impl MetricValueStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for MetricValueStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MetricValueStatus {
+    type Apply = MetricValueStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <MetricValueStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

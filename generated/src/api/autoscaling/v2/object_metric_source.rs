@@ -248,7 +248,7 @@ impl ObjectMetricSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for ObjectMetricSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "describedObject",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -267,6 +267,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ObjectMetricSourceApply {
                     <crate::api::autoscaling::v2::MetricTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ObjectMetricSource {
+    type Apply = ObjectMetricSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ObjectMetricSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

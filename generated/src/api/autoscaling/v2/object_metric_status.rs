@@ -249,7 +249,7 @@ impl ObjectMetricStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ObjectMetricStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "current",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -268,6 +268,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ObjectMetricStatusApply {
                     <crate::api::autoscaling::v2::MetricIdentifierApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ObjectMetricStatus {
+    type Apply = ObjectMetricStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ObjectMetricStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

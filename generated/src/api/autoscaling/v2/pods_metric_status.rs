@@ -201,7 +201,7 @@ impl PodsMetricStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodsMetricStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "current",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -214,6 +214,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodsMetricStatusApply {
                     <crate::api::autoscaling::v2::MetricIdentifierApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodsMetricStatus {
+    type Apply = PodsMetricStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodsMetricStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

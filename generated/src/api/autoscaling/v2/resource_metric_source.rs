@@ -195,13 +195,21 @@ impl ResourceMetricSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceMetricSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "target",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::autoscaling::v2::MetricTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceMetricSource {
+    type Apply = ResourceMetricSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceMetricSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

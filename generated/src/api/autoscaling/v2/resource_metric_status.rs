@@ -195,13 +195,21 @@ impl ResourceMetricStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceMetricStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "current",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::autoscaling::v2::MetricValueStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceMetricStatus {
+    type Apply = ResourceMetricStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceMetricStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -461,7 +461,7 @@ impl ::k8s_client_runtime::apply::MergeFields for CronJob {
 impl ::k8s_client_runtime::apply::MergeFields for CronJobApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -480,6 +480,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CronJobApply {
                     <crate::api::batch::v1::CronJobStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CronJob {
+    type Apply = CronJobApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CronJobApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -444,13 +444,21 @@ impl CronJobSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for CronJobSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "jobTemplate",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::batch::v1::JobTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CronJobSpec {
+    type Apply = CronJobSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CronJobSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -245,6 +245,14 @@ impl CronJobStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for CronJobStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CronJobStatus {
+    type Apply = CronJobStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CronJobStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

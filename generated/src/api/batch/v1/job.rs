@@ -463,7 +463,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Job {
 impl ::k8s_client_runtime::apply::MergeFields for JobApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -482,6 +482,14 @@ impl ::k8s_client_runtime::apply::MergeFields for JobApply {
                     <crate::api::batch::v1::JobStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Job {
+    type Apply = JobApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <JobApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -354,6 +354,14 @@ impl JobConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for JobConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JobCondition {
+    type Apply = JobConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <JobConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

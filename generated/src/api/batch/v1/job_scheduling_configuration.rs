@@ -363,7 +363,7 @@ impl JobSchedulingConfigurationApply {
 impl ::k8s_client_runtime::apply::MergeFields for JobSchedulingConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "disruptionMode",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -396,6 +396,14 @@ impl ::k8s_client_runtime::apply::MergeFields for JobSchedulingConfigurationAppl
                     <crate::api::scheduling::v1alpha3::WorkloadPodGroupSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JobSchedulingConfiguration {
+    type Apply = JobSchedulingConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <JobSchedulingConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -857,7 +857,7 @@ impl JobSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for JobSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "podFailurePolicy",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -882,6 +882,14 @@ impl ::k8s_client_runtime::apply::MergeFields for JobSpecApply {
                     <crate::api::core::v1::PodTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JobSpec {
+    type Apply = JobSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <JobSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

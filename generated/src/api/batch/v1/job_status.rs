@@ -582,7 +582,7 @@ impl JobStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for JobStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -603,6 +603,14 @@ impl ::k8s_client_runtime::apply::MergeFields for JobStatusApply {
                     <crate::api::batch::v1::UncountedTerminatedPodsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JobStatus {
+    type Apply = JobStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <JobStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

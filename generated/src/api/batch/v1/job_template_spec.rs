@@ -214,7 +214,7 @@ impl JobTemplateSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for JobTemplateSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -227,6 +227,14 @@ impl ::k8s_client_runtime::apply::MergeFields for JobTemplateSpecApply {
                     <crate::api::batch::v1::JobSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JobTemplateSpec {
+    type Apply = JobTemplateSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <JobTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -165,6 +165,14 @@ impl PodFailurePolicyApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodFailurePolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodFailurePolicy {
+    type Apply = PodFailurePolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodFailurePolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

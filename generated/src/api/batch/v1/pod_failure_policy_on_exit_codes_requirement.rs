@@ -269,7 +269,7 @@ impl ::k8s_client_runtime::apply::MergeFields
 for PodFailurePolicyOnExitCodesRequirementApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "values",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -280,6 +280,14 @@ for PodFailurePolicyOnExitCodesRequirementApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodFailurePolicyOnExitCodesRequirement {
+    type Apply = PodFailurePolicyOnExitCodesRequirementApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodFailurePolicyOnExitCodesRequirementApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -202,6 +202,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for PodFailurePolicyOnPodConditionsPatternApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodFailurePolicyOnPodConditionsPattern {
+    type Apply = PodFailurePolicyOnPodConditionsPatternApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodFailurePolicyOnPodConditionsPatternApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -304,13 +304,21 @@ impl PodFailurePolicyRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodFailurePolicyRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "onExitCodes",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::batch::v1::PodFailurePolicyOnExitCodesRequirementApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodFailurePolicyRule {
+    type Apply = PodFailurePolicyRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodFailurePolicyRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -163,6 +163,14 @@ impl SuccessPolicyApply {
 impl ::k8s_client_runtime::apply::MergeFields for SuccessPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SuccessPolicy {
+    type Apply = SuccessPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SuccessPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -195,6 +195,14 @@ impl SuccessPolicyRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for SuccessPolicyRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SuccessPolicyRule {
+    type Apply = SuccessPolicyRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SuccessPolicyRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

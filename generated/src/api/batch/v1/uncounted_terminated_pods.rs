@@ -215,7 +215,7 @@ impl UncountedTerminatedPodsApply {
 impl ::k8s_client_runtime::apply::MergeFields for UncountedTerminatedPodsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "failed",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -236,6 +236,14 @@ impl ::k8s_client_runtime::apply::MergeFields for UncountedTerminatedPodsApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for UncountedTerminatedPods {
+    type Apply = UncountedTerminatedPodsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <UncountedTerminatedPodsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

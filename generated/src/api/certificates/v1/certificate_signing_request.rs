@@ -472,7 +472,7 @@ impl ::k8s_client_runtime::apply::MergeFields for CertificateSigningRequest {
 impl ::k8s_client_runtime::apply::MergeFields for CertificateSigningRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -491,6 +491,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CertificateSigningRequestApply
                     <crate::api::certificates::v1::CertificateSigningRequestStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CertificateSigningRequest {
+    type Apply = CertificateSigningRequestApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CertificateSigningRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

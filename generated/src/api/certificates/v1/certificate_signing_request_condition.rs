@@ -379,6 +379,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for CertificateSigningRequestConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CertificateSigningRequestCondition {
+    type Apply = CertificateSigningRequestConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CertificateSigningRequestConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -549,13 +549,21 @@ impl CertificateSigningRequestSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for CertificateSigningRequestSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "extra",
                 ::k8s_client_runtime::apply::Merge::Map(
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CertificateSigningRequestSpec {
+    type Apply = CertificateSigningRequestSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CertificateSigningRequestSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

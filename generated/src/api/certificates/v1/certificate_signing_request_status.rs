@@ -255,7 +255,7 @@ impl CertificateSigningRequestStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for CertificateSigningRequestStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -268,6 +268,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CertificateSigningRequestStatu
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CertificateSigningRequestStatus {
+    type Apply = CertificateSigningRequestStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CertificateSigningRequestStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

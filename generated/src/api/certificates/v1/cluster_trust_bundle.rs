@@ -407,7 +407,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ClusterTrustBundle {
 impl ::k8s_client_runtime::apply::MergeFields for ClusterTrustBundleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -420,6 +420,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ClusterTrustBundleApply {
                     <crate::api::certificates::v1::ClusterTrustBundleSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ClusterTrustBundle {
+    type Apply = ClusterTrustBundleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ClusterTrustBundleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

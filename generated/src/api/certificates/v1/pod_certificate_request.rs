@@ -468,7 +468,7 @@ impl ::k8s_client_runtime::apply::MergeFields for PodCertificateRequest {
 impl ::k8s_client_runtime::apply::MergeFields for PodCertificateRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -487,6 +487,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodCertificateRequestApply {
                     <crate::api::certificates::v1::PodCertificateRequestStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodCertificateRequest {
+    type Apply = PodCertificateRequestApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodCertificateRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -363,7 +363,7 @@ impl PodCertificateRequestStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodCertificateRequestStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -378,6 +378,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodCertificateRequestStatusApp
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodCertificateRequestStatus {
+    type Apply = PodCertificateRequestStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodCertificateRequestStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -226,6 +226,14 @@ impl ClusterTrustBundleSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ClusterTrustBundleSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ClusterTrustBundleSpec {
+    type Apply = ClusterTrustBundleSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ClusterTrustBundleSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

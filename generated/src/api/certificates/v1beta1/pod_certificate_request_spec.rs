@@ -674,13 +674,21 @@ impl PodCertificateRequestSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodCertificateRequestSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "unverifiedUserAnnotations",
                 ::k8s_client_runtime::apply::Merge::Map(
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodCertificateRequestSpec {
+    type Apply = PodCertificateRequestSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodCertificateRequestSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -408,7 +408,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Lease {
 impl ::k8s_client_runtime::apply::MergeFields for LeaseApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -421,6 +421,14 @@ impl ::k8s_client_runtime::apply::MergeFields for LeaseApply {
                     <crate::api::coordination::v1::LeaseSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Lease {
+    type Apply = LeaseApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LeaseApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -397,6 +397,14 @@ impl LeaseSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for LeaseSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LeaseSpec {
+    type Apply = LeaseSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LeaseSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -352,6 +352,14 @@ impl LeaseCandidateSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for LeaseCandidateSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LeaseCandidateSpec {
+    type Apply = LeaseCandidateSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LeaseCandidateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

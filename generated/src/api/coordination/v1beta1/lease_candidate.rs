@@ -405,7 +405,7 @@ impl ::k8s_client_runtime::apply::MergeFields for LeaseCandidate {
 impl ::k8s_client_runtime::apply::MergeFields for LeaseCandidateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -418,6 +418,14 @@ impl ::k8s_client_runtime::apply::MergeFields for LeaseCandidateApply {
                     <crate::api::coordination::v1beta1::LeaseCandidateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LeaseCandidate {
+    type Apply = LeaseCandidateApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LeaseCandidateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

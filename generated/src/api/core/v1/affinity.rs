@@ -275,7 +275,7 @@ impl AffinityApply {
 impl ::k8s_client_runtime::apply::MergeFields for AffinityApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "nodeAffinity",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -294,6 +294,14 @@ impl ::k8s_client_runtime::apply::MergeFields for AffinityApply {
                     <crate::api::core::v1::PodAntiAffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Affinity {
+    type Apply = AffinityApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -216,6 +216,14 @@ impl AppArmorProfileApply {
 impl ::k8s_client_runtime::apply::MergeFields for AppArmorProfileApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AppArmorProfile {
+    type Apply = AppArmorProfileApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AppArmorProfileApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

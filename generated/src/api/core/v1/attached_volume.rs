@@ -192,6 +192,14 @@ impl AttachedVolumeApply {
 impl ::k8s_client_runtime::apply::MergeFields for AttachedVolumeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AttachedVolume {
+    type Apply = AttachedVolumeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AttachedVolumeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

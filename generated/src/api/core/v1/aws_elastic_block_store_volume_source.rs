@@ -272,6 +272,14 @@ impl AWSElasticBlockStoreVolumeSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for AWSElasticBlockStoreVolumeSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AWSElasticBlockStoreVolumeSource {
+    type Apply = AWSElasticBlockStoreVolumeSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AWSElasticBlockStoreVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

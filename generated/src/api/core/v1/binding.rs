@@ -395,13 +395,21 @@ impl ::k8s_client_runtime::apply::MergeFields for Binding {
 impl ::k8s_client_runtime::apply::MergeFields for BindingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Binding {
+    type Apply = BindingApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <BindingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

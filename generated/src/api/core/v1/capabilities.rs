@@ -209,6 +209,14 @@ impl CapabilitiesApply {
 impl ::k8s_client_runtime::apply::MergeFields for CapabilitiesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Capabilities {
+    type Apply = CapabilitiesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CapabilitiesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

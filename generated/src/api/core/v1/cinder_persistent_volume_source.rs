@@ -283,6 +283,14 @@ impl CinderPersistentVolumeSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for CinderPersistentVolumeSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CinderPersistentVolumeSource {
+    type Apply = CinderPersistentVolumeSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CinderPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -145,6 +145,14 @@ impl ClientIPConfigApply {
 impl ::k8s_client_runtime::apply::MergeFields for ClientIPConfigApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ClientIPConfig {
+    type Apply = ClientIPConfigApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ClientIPConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

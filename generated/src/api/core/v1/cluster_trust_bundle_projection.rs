@@ -354,6 +354,14 @@ impl ClusterTrustBundleProjectionApply {
 impl ::k8s_client_runtime::apply::MergeFields for ClusterTrustBundleProjectionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ClusterTrustBundleProjection {
+    type Apply = ClusterTrustBundleProjectionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ClusterTrustBundleProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -278,6 +278,14 @@ impl ComponentConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for ComponentConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ComponentCondition {
+    type Apply = ComponentConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ComponentConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

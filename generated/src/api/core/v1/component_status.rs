@@ -407,7 +407,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ComponentStatus {
 impl ::k8s_client_runtime::apply::MergeFields for ComponentStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -428,6 +428,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ComponentStatusApply {
                     <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ComponentStatus {
+    type Apply = ComponentStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ComponentStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -487,7 +487,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ConfigMap {
 impl ::k8s_client_runtime::apply::MergeFields for ConfigMapApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "binaryData",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -506,6 +506,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ConfigMapApply {
                     <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ConfigMap {
+    type Apply = ConfigMapApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ConfigMapApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

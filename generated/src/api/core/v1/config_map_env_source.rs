@@ -204,6 +204,14 @@ impl ConfigMapEnvSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for ConfigMapEnvSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ConfigMapEnvSource {
+    type Apply = ConfigMapEnvSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ConfigMapEnvSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

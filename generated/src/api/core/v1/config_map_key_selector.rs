@@ -241,6 +241,12 @@ impl ConfigMapKeySelectorApply {
 impl ::k8s_client_runtime::apply::MergeFields for ConfigMapKeySelectorApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ConfigMapKeySelector {
+    type Apply = ConfigMapKeySelectorApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }

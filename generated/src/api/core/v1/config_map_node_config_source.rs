@@ -329,6 +329,14 @@ impl ConfigMapNodeConfigSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for ConfigMapNodeConfigSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ConfigMapNodeConfigSource {
+    type Apply = ConfigMapNodeConfigSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ConfigMapNodeConfigSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

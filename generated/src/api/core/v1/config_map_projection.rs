@@ -260,6 +260,14 @@ impl ConfigMapProjectionApply {
 impl ::k8s_client_runtime::apply::MergeFields for ConfigMapProjectionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ConfigMapProjection {
+    type Apply = ConfigMapProjectionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ConfigMapProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -1382,7 +1382,7 @@ impl ContainerApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "env",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -1481,6 +1481,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ContainerApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Container {
+    type Apply = ContainerApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -239,6 +239,14 @@ impl ContainerExtendedResourceRequestApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerExtendedResourceRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerExtendedResourceRequest {
+    type Apply = ContainerExtendedResourceRequestApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerExtendedResourceRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -196,6 +196,14 @@ impl ContainerImageApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerImageApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerImage {
+    type Apply = ContainerImageApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerImageApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -315,6 +315,14 @@ impl ContainerPortApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerPortApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerPort {
+    type Apply = ContainerPortApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerPortApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

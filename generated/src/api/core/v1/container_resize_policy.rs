@@ -194,6 +194,14 @@ impl ContainerResizePolicyApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerResizePolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerResizePolicy {
+    type Apply = ContainerResizePolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerResizePolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

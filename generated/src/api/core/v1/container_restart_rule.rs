@@ -202,13 +202,21 @@ impl ContainerRestartRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerRestartRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "exitCodes",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::ContainerRestartRuleOnExitCodesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerRestartRule {
+    type Apply = ContainerRestartRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerRestartRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -208,7 +208,7 @@ impl ContainerRestartRuleOnExitCodesApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerRestartRuleOnExitCodesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "values",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -219,6 +219,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ContainerRestartRuleOnExitCode
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerRestartRuleOnExitCodes {
+    type Apply = ContainerRestartRuleOnExitCodesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerRestartRuleOnExitCodesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -263,7 +263,7 @@ impl ContainerStateApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerStateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "running",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -282,6 +282,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ContainerStateApply {
                     <crate::api::core::v1::ContainerStateWaitingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerState {
+    type Apply = ContainerStateApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerStateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

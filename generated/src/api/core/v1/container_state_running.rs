@@ -149,6 +149,14 @@ impl ContainerStateRunningApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerStateRunningApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerStateRunning {
+    type Apply = ContainerStateRunningApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerStateRunningApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -390,6 +390,14 @@ impl ContainerStateTerminatedApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerStateTerminatedApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerStateTerminated {
+    type Apply = ContainerStateTerminatedApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerStateTerminatedApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -201,6 +201,14 @@ impl ContainerStateWaitingApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerStateWaitingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerStateWaiting {
+    type Apply = ContainerStateWaitingApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerStateWaitingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

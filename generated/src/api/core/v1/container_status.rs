@@ -925,7 +925,7 @@ impl ContainerStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "allocatedResources",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -986,6 +986,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ContainerStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerStatus {
+    type Apply = ContainerStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -159,13 +159,21 @@ impl ContainerUserApply {
 impl ::k8s_client_runtime::apply::MergeFields for ContainerUserApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "linux",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::LinuxContainerUserApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ContainerUser {
+    type Apply = ContainerUserApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ContainerUserApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -338,13 +338,21 @@ impl CSIVolumeSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for CSIVolumeSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "volumeAttributes",
                 ::k8s_client_runtime::apply::Merge::Map(
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CSIVolumeSource {
+    type Apply = CSIVolumeSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CSIVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -140,6 +140,14 @@ impl DaemonEndpointApply {
 impl ::k8s_client_runtime::apply::MergeFields for DaemonEndpointApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DaemonEndpoint {
+    type Apply = DaemonEndpointApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DaemonEndpointApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

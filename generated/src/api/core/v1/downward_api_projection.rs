@@ -169,6 +169,14 @@ impl DownwardAPIProjectionApply {
 impl ::k8s_client_runtime::apply::MergeFields for DownwardAPIProjectionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DownwardAPIProjection {
+    type Apply = DownwardAPIProjectionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DownwardAPIProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -318,6 +318,14 @@ impl DownwardAPIVolumeFileApply {
 impl ::k8s_client_runtime::apply::MergeFields for DownwardAPIVolumeFileApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DownwardAPIVolumeFile {
+    type Apply = DownwardAPIVolumeFileApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DownwardAPIVolumeFileApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -437,13 +437,21 @@ impl ::k8s_client_runtime::apply::MergeFields for Endpoints {
 impl ::k8s_client_runtime::apply::MergeFields for EndpointsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Endpoints {
+    type Apply = EndpointsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EndpointsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -261,7 +261,7 @@ impl EnvFromSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for EnvFromSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "configMapRef",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -274,6 +274,14 @@ impl ::k8s_client_runtime::apply::MergeFields for EnvFromSourceApply {
                     <crate::api::core::v1::SecretEnvSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EnvFromSource {
+    type Apply = EnvFromSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EnvFromSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -243,13 +243,21 @@ impl EnvVarApply {
 impl ::k8s_client_runtime::apply::MergeFields for EnvVarApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "valueFrom",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::EnvVarSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EnvVar {
+    type Apply = EnvVarApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EnvVarApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

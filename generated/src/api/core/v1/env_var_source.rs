@@ -387,6 +387,14 @@ impl EnvVarSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for EnvVarSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EnvVarSource {
+    type Apply = EnvVarSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EnvVarSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -1466,7 +1466,7 @@ impl EphemeralContainerApply {
 impl ::k8s_client_runtime::apply::MergeFields for EphemeralContainerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "env",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -1565,6 +1565,14 @@ impl ::k8s_client_runtime::apply::MergeFields for EphemeralContainerApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EphemeralContainer {
+    type Apply = EphemeralContainerApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EphemeralContainerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -181,13 +181,21 @@ impl EphemeralVolumeSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for EphemeralVolumeSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "volumeClaimTemplate",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::PersistentVolumeClaimTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EphemeralVolumeSource {
+    type Apply = EphemeralVolumeSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EphemeralVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

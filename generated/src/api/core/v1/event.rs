@@ -976,7 +976,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Event {
 impl ::k8s_client_runtime::apply::MergeFields for EventApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -995,6 +995,14 @@ impl ::k8s_client_runtime::apply::MergeFields for EventApply {
                     <crate::api::core::v1::EventSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Event {
+    type Apply = EventApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EventApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -186,6 +186,14 @@ impl EventSeriesApply {
 impl ::k8s_client_runtime::apply::MergeFields for EventSeriesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EventSeries {
+    type Apply = EventSeriesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EventSeriesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -197,6 +197,14 @@ impl EventSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for EventSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EventSource {
+    type Apply = EventSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EventSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

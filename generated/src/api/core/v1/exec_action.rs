@@ -161,6 +161,14 @@ impl ExecActionApply {
 impl ::k8s_client_runtime::apply::MergeFields for ExecActionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ExecAction {
+    type Apply = ExecActionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ExecActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -334,13 +334,21 @@ impl FlexVolumeSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for FlexVolumeSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "options",
                 ::k8s_client_runtime::apply::Merge::Map(
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for FlexVolumeSource {
+    type Apply = FlexVolumeSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <FlexVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -277,6 +277,14 @@ impl GlusterfsPersistentVolumeSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for GlusterfsPersistentVolumeSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for GlusterfsPersistentVolumeSource {
+    type Apply = GlusterfsPersistentVolumeSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <GlusterfsPersistentVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

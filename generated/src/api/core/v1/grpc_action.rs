@@ -233,6 +233,14 @@ impl GRPCActionApply {
 impl ::k8s_client_runtime::apply::MergeFields for GRPCActionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for GRPCAction {
+    type Apply = GRPCActionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <GRPCActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -203,6 +203,14 @@ impl HostAliasApply {
 impl ::k8s_client_runtime::apply::MergeFields for HostAliasApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HostAlias {
+    type Apply = HostAliasApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HostAliasApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -151,6 +151,14 @@ impl HostIPApply {
 impl ::k8s_client_runtime::apply::MergeFields for HostIPApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HostIP {
+    type Apply = HostIPApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HostIPApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -388,6 +388,14 @@ impl HTTPGetActionApply {
 impl ::k8s_client_runtime::apply::MergeFields for HTTPGetActionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HTTPGetAction {
+    type Apply = HTTPGetActionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HTTPGetActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -189,6 +189,14 @@ impl HTTPHeaderApply {
 impl ::k8s_client_runtime::apply::MergeFields for HTTPHeaderApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HTTPHeader {
+    type Apply = HTTPHeaderApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HTTPHeaderApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -248,6 +248,14 @@ impl KeyToPathApply {
 impl ::k8s_client_runtime::apply::MergeFields for KeyToPathApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for KeyToPath {
+    type Apply = KeyToPathApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <KeyToPathApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -389,7 +389,7 @@ impl LifecycleApply {
 impl ::k8s_client_runtime::apply::MergeFields for LifecycleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "postStart",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -402,6 +402,14 @@ impl ::k8s_client_runtime::apply::MergeFields for LifecycleApply {
                     <crate::api::core::v1::LifecycleHandlerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Lifecycle {
+    type Apply = LifecycleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LifecycleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -295,7 +295,7 @@ impl LifecycleHandlerApply {
 impl ::k8s_client_runtime::apply::MergeFields for LifecycleHandlerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "exec",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -320,6 +320,14 @@ impl ::k8s_client_runtime::apply::MergeFields for LifecycleHandlerApply {
                     <crate::api::core::v1::TCPSocketActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LifecycleHandler {
+    type Apply = LifecycleHandlerApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LifecycleHandlerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

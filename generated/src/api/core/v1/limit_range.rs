@@ -408,7 +408,7 @@ impl ::k8s_client_runtime::apply::MergeFields for LimitRange {
 impl ::k8s_client_runtime::apply::MergeFields for LimitRangeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -421,6 +421,14 @@ impl ::k8s_client_runtime::apply::MergeFields for LimitRangeApply {
                     <crate::api::core::v1::LimitRangeSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LimitRange {
+    type Apply = LimitRangeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LimitRangeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

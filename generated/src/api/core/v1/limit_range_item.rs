@@ -449,7 +449,7 @@ impl LimitRangeItemApply {
 impl ::k8s_client_runtime::apply::MergeFields for LimitRangeItemApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "default",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -480,6 +480,14 @@ impl ::k8s_client_runtime::apply::MergeFields for LimitRangeItemApply {
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LimitRangeItem {
+    type Apply = LimitRangeItemApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LimitRangeItemApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

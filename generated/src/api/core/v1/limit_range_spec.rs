@@ -163,6 +163,14 @@ impl LimitRangeSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for LimitRangeSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LimitRangeSpec {
+    type Apply = LimitRangeSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LimitRangeSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -219,6 +219,14 @@ impl LinuxContainerUserApply {
 impl ::k8s_client_runtime::apply::MergeFields for LinuxContainerUserApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LinuxContainerUser {
+    type Apply = LinuxContainerUserApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LinuxContainerUserApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -293,6 +293,14 @@ impl LoadBalancerIngressApply {
 impl ::k8s_client_runtime::apply::MergeFields for LoadBalancerIngressApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LoadBalancerIngress {
+    type Apply = LoadBalancerIngressApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LoadBalancerIngressApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -171,6 +171,14 @@ impl LoadBalancerStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for LoadBalancerStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LoadBalancerStatus {
+    type Apply = LoadBalancerStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LoadBalancerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -234,6 +234,14 @@ impl ModifyVolumeStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ModifyVolumeStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ModifyVolumeStatus {
+    type Apply = ModifyVolumeStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ModifyVolumeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -464,7 +464,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Namespace {
 impl ::k8s_client_runtime::apply::MergeFields for NamespaceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -483,6 +483,14 @@ impl ::k8s_client_runtime::apply::MergeFields for NamespaceApply {
                     <crate::api::core::v1::NamespaceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Namespace {
+    type Apply = NamespaceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NamespaceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -316,6 +316,14 @@ impl NamespaceConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for NamespaceConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NamespaceCondition {
+    type Apply = NamespaceConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NamespaceConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

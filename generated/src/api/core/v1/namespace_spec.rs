@@ -165,6 +165,14 @@ impl NamespaceSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for NamespaceSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NamespaceSpec {
+    type Apply = NamespaceSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NamespaceSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

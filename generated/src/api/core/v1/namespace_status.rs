@@ -225,7 +225,7 @@ impl NamespaceStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for NamespaceStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -240,6 +240,14 @@ impl ::k8s_client_runtime::apply::MergeFields for NamespaceStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NamespaceStatus {
+    type Apply = NamespaceStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NamespaceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

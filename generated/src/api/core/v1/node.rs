@@ -461,7 +461,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Node {
 impl ::k8s_client_runtime::apply::MergeFields for NodeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -480,6 +480,14 @@ impl ::k8s_client_runtime::apply::MergeFields for NodeApply {
                     <crate::api::core::v1::NodeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Node {
+    type Apply = NodeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -189,6 +189,14 @@ impl NodeAddressApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeAddressApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeAddress {
+    type Apply = NodeAddressApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeAddressApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -249,6 +249,14 @@ impl NodeAffinityApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeAffinityApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeAffinity {
+    type Apply = NodeAffinityApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeAffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

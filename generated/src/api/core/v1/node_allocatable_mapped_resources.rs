@@ -187,6 +187,14 @@ impl NodeAllocatableMappedResourcesApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeAllocatableMappedResourcesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeAllocatableMappedResources {
+    type Apply = NodeAllocatableMappedResourcesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeAllocatableMappedResourcesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

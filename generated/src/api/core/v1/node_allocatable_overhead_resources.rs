@@ -226,6 +226,14 @@ impl NodeAllocatableOverheadResourcesApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeAllocatableOverheadResourcesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeAllocatableOverheadResources {
+    type Apply = NodeAllocatableOverheadResourcesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeAllocatableOverheadResourcesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

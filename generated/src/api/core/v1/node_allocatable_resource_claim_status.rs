@@ -343,7 +343,7 @@ impl ::k8s_client_runtime::apply::MergeFields
 for NodeAllocatableResourceClaimStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "containers",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -382,6 +382,14 @@ for NodeAllocatableResourceClaimStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeAllocatableResourceClaimStatus {
+    type Apply = NodeAllocatableResourceClaimStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeAllocatableResourceClaimStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -354,6 +354,14 @@ impl NodeConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeCondition {
+    type Apply = NodeConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -163,13 +163,21 @@ impl NodeConfigSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeConfigSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "configMap",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::ConfigMapNodeConfigSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeConfigSource {
+    type Apply = NodeConfigSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeConfigSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -309,7 +309,7 @@ impl NodeConfigStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeConfigStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "active",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -328,6 +328,14 @@ impl ::k8s_client_runtime::apply::MergeFields for NodeConfigStatusApply {
                     <crate::api::core::v1::NodeConfigSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeConfigStatus {
+    type Apply = NodeConfigStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeConfigStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -169,13 +169,21 @@ impl NodeDaemonEndpointsApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeDaemonEndpointsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "kubeletEndpoint",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::DaemonEndpointApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeDaemonEndpoints {
+    type Apply = NodeDaemonEndpointsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeDaemonEndpointsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -149,6 +149,14 @@ impl NodeFeaturesApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeFeaturesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeFeatures {
+    type Apply = NodeFeaturesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeFeaturesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

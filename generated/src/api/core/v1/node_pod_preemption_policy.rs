@@ -169,7 +169,7 @@ impl NodePodPreemptionPolicyApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodePodPreemptionPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "disableResizePreemption",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -180,6 +180,14 @@ impl ::k8s_client_runtime::apply::MergeFields for NodePodPreemptionPolicyApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodePodPreemptionPolicy {
+    type Apply = NodePodPreemptionPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodePodPreemptionPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -203,13 +203,21 @@ impl NodeRuntimeHandlerApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeRuntimeHandlerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "features",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::NodeRuntimeHandlerFeaturesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeRuntimeHandler {
+    type Apply = NodeRuntimeHandlerApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeRuntimeHandlerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

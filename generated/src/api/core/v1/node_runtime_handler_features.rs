@@ -185,6 +185,14 @@ impl NodeRuntimeHandlerFeaturesApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeRuntimeHandlerFeaturesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeRuntimeHandlerFeatures {
+    type Apply = NodeRuntimeHandlerFeaturesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeRuntimeHandlerFeaturesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

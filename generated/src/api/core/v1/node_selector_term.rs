@@ -231,6 +231,12 @@ impl NodeSelectorTermApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeSelectorTermApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeSelectorTerm {
+    type Apply = NodeSelectorTermApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }

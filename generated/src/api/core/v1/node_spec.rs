@@ -510,7 +510,7 @@ impl NodeSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "configSource",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -533,6 +533,14 @@ impl ::k8s_client_runtime::apply::MergeFields for NodeSpecApply {
                     <crate::api::core::v1::NodePodPreemptionPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeSpec {
+    type Apply = NodeSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

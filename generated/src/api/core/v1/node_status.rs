@@ -901,7 +901,7 @@ impl NodeStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "addresses",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -966,6 +966,14 @@ impl ::k8s_client_runtime::apply::MergeFields for NodeStatusApply {
                     <crate::api::core::v1::NodeSystemInfoApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeStatus {
+    type Apply = NodeStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -142,6 +142,14 @@ impl NodeSwapStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeSwapStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeSwapStatus {
+    type Apply = NodeSwapStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeSwapStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

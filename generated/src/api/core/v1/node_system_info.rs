@@ -612,13 +612,21 @@ impl NodeSystemInfoApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeSystemInfoApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "swap",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::NodeSwapStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeSystemInfo {
+    type Apply = NodeSystemInfoApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeSystemInfoApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

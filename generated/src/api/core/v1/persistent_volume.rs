@@ -468,7 +468,7 @@ impl ::k8s_client_runtime::apply::MergeFields for PersistentVolume {
 impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -487,6 +487,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeApply {
                     <crate::api::core::v1::PersistentVolumeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PersistentVolume {
+    type Apply = PersistentVolumeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PersistentVolumeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

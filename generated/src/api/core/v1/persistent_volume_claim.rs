@@ -471,7 +471,7 @@ impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaim {
 impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -490,6 +490,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimApply {
                     <crate::api::core::v1::PersistentVolumeClaimStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PersistentVolumeClaim {
+    type Apply = PersistentVolumeClaimApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PersistentVolumeClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -358,6 +358,14 @@ impl PersistentVolumeClaimConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PersistentVolumeClaimCondition {
+    type Apply = PersistentVolumeClaimConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PersistentVolumeClaimConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -607,7 +607,7 @@ impl PersistentVolumeClaimSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "dataSourceRef",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -620,6 +620,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimSpecApply
                     <crate::api::core::v1::VolumeResourceRequirementsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PersistentVolumeClaimSpec {
+    type Apply = PersistentVolumeClaimSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PersistentVolumeClaimSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

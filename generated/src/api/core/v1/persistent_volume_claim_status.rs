@@ -713,7 +713,7 @@ impl PersistentVolumeClaimStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "allocatedResourceStatuses",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -758,6 +758,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimStatusApp
                     <crate::api::core::v1::ModifyVolumeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PersistentVolumeClaimStatus {
+    type Apply = PersistentVolumeClaimStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PersistentVolumeClaimStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -212,7 +212,7 @@ impl PersistentVolumeClaimTemplateApply {
 impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimTemplateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -225,6 +225,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeClaimTemplateA
                     <crate::api::core::v1::PersistentVolumeClaimSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PersistentVolumeClaimTemplate {
+    type Apply = PersistentVolumeClaimTemplateApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PersistentVolumeClaimTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

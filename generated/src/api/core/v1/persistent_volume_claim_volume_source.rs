@@ -190,6 +190,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for PersistentVolumeClaimVolumeSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PersistentVolumeClaimVolumeSource {
+    type Apply = PersistentVolumeClaimVolumeSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PersistentVolumeClaimVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -1812,7 +1812,7 @@ impl PersistentVolumeSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "awsElasticBlockStore",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -1963,6 +1963,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeSpecApply {
                     <crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PersistentVolumeSpec {
+    type Apply = PersistentVolumeSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PersistentVolumeSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

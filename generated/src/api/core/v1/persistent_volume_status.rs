@@ -303,6 +303,14 @@ impl PersistentVolumeStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PersistentVolumeStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PersistentVolumeStatus {
+    type Apply = PersistentVolumeStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PersistentVolumeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

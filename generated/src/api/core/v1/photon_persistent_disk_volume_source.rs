@@ -199,6 +199,14 @@ impl PhotonPersistentDiskVolumeSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for PhotonPersistentDiskVolumeSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PhotonPersistentDiskVolumeSource {
+    type Apply = PhotonPersistentDiskVolumeSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PhotonPersistentDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

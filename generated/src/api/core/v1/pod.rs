@@ -463,7 +463,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Pod {
 impl ::k8s_client_runtime::apply::MergeFields for PodApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -482,6 +482,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodApply {
                     <crate::api::core::v1::PodStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Pod {
+    type Apply = PodApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -253,6 +253,14 @@ impl PodAffinityApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodAffinityApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodAffinity {
+    type Apply = PodAffinityApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodAffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -436,6 +436,14 @@ impl PodAffinityTermApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodAffinityTermApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodAffinityTerm {
+    type Apply = PodAffinityTermApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodAffinityTermApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -253,6 +253,14 @@ impl PodAntiAffinityApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodAntiAffinityApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodAntiAffinity {
+    type Apply = PodAntiAffinityApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodAntiAffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

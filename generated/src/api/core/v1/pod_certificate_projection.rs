@@ -512,13 +512,21 @@ impl PodCertificateProjectionApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodCertificateProjectionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "userAnnotations",
                 ::k8s_client_runtime::apply::Merge::Map(
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodCertificateProjection {
+    type Apply = PodCertificateProjectionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodCertificateProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

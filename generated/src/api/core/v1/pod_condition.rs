@@ -394,6 +394,14 @@ impl PodConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodCondition {
+    type Apply = PodConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -281,6 +281,14 @@ impl PodDNSConfigApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodDNSConfigApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodDNSConfig {
+    type Apply = PodDNSConfigApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodDNSConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

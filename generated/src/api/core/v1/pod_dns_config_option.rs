@@ -193,6 +193,14 @@ impl PodDNSConfigOptionApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodDNSConfigOptionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodDNSConfigOption {
+    type Apply = PodDNSConfigOptionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodDNSConfigOptionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -153,6 +153,14 @@ impl PodReadinessGateApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodReadinessGateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodReadinessGate {
+    type Apply = PodReadinessGateApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodReadinessGateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -274,6 +274,14 @@ impl PodResourceClaimApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodResourceClaimApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodResourceClaim {
+    type Apply = PodResourceClaimApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -208,6 +208,14 @@ impl PodResourceClaimStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodResourceClaimStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodResourceClaimStatus {
+    type Apply = PodResourceClaimStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodResourceClaimStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -151,6 +151,14 @@ impl PodSchedulingGateApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodSchedulingGateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodSchedulingGate {
+    type Apply = PodSchedulingGateApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodSchedulingGateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

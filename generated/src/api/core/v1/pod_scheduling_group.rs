@@ -157,6 +157,14 @@ impl PodSchedulingGroupApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodSchedulingGroupApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodSchedulingGroup {
+    type Apply = PodSchedulingGroupApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodSchedulingGroupApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -770,7 +770,7 @@ impl PodSecurityContextApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodSecurityContextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "appArmorProfile",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -795,6 +795,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodSecurityContextApply {
                     <crate::api::core::v1::WindowsSecurityContextOptionsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodSecurityContext {
+    type Apply = PodSecurityContextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodSecurityContextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

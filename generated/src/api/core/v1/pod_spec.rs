@@ -2293,7 +2293,7 @@ impl PodSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "affinity",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -2478,6 +2478,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodSpecApply {
                     ),
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodSpec {
+    type Apply = PodSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

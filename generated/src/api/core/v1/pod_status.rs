@@ -1293,7 +1293,7 @@ impl PodStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "allocatedResources",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -1398,6 +1398,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodStatus {
+    type Apply = PodStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

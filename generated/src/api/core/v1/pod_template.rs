@@ -413,7 +413,7 @@ impl ::k8s_client_runtime::apply::MergeFields for PodTemplate {
 impl ::k8s_client_runtime::apply::MergeFields for PodTemplateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -426,6 +426,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodTemplateApply {
                     <crate::api::core::v1::PodTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodTemplate {
+    type Apply = PodTemplateApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

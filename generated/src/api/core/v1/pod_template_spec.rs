@@ -214,7 +214,7 @@ impl PodTemplateSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodTemplateSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -227,6 +227,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodTemplateSpecApply {
                     <crate::api::core::v1::PodSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodTemplateSpec {
+    type Apply = PodTemplateSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -248,7 +248,7 @@ impl PodVolumeHealthApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodVolumeHealthApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "healthConditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -265,6 +265,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodVolumeHealthApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodVolumeHealth {
+    type Apply = PodVolumeHealthApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodVolumeHealthApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

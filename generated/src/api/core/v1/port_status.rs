@@ -235,6 +235,14 @@ impl PortStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PortStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PortStatus {
+    type Apply = PortStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PortStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

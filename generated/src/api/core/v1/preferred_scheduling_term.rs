@@ -185,6 +185,14 @@ impl PreferredSchedulingTermApply {
 impl ::k8s_client_runtime::apply::MergeFields for PreferredSchedulingTermApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PreferredSchedulingTerm {
+    type Apply = PreferredSchedulingTermApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PreferredSchedulingTermApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

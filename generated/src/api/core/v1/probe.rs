@@ -560,7 +560,7 @@ impl ProbeApply {
 impl ::k8s_client_runtime::apply::MergeFields for ProbeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "exec",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -585,6 +585,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ProbeApply {
                     <crate::api::core::v1::TCPSocketActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Probe {
+    type Apply = ProbeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ProbeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -471,7 +471,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ReplicationController {
 impl ::k8s_client_runtime::apply::MergeFields for ReplicationControllerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -490,6 +490,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ReplicationControllerApply {
                     <crate::api::core::v1::ReplicationControllerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ReplicationController {
+    type Apply = ReplicationControllerApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ReplicationControllerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

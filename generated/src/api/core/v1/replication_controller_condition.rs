@@ -320,6 +320,14 @@ impl ReplicationControllerConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for ReplicationControllerConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ReplicationControllerCondition {
+    type Apply = ReplicationControllerConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ReplicationControllerConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -282,13 +282,21 @@ impl ReplicationControllerSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ReplicationControllerSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "template",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::PodTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ReplicationControllerSpec {
+    type Apply = ReplicationControllerSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ReplicationControllerSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -354,7 +354,7 @@ impl ReplicationControllerStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ReplicationControllerStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -369,6 +369,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ReplicationControllerStatusApp
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ReplicationControllerStatus {
+    type Apply = ReplicationControllerStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ReplicationControllerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -195,6 +195,14 @@ impl ResourceClaimApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceClaim {
+    type Apply = ResourceClaimApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

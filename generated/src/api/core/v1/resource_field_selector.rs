@@ -239,6 +239,12 @@ impl ResourceFieldSelectorApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceFieldSelectorApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceFieldSelector {
+    type Apply = ResourceFieldSelectorApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }

@@ -254,6 +254,14 @@ impl ResourceHealthApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceHealthApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceHealth {
+    type Apply = ResourceHealthApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceHealthApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -470,7 +470,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceQuota {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceQuotaApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -489,6 +489,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceQuotaApply {
                     <crate::api::core::v1::ResourceQuotaStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceQuota {
+    type Apply = ResourceQuotaApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceQuotaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -271,13 +271,21 @@ impl ResourceQuotaSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceQuotaSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "hard",
                 ::k8s_client_runtime::apply::Merge::Map(
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceQuotaSpec {
+    type Apply = ResourceQuotaSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceQuotaSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

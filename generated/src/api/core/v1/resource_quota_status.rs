@@ -221,7 +221,7 @@ impl ResourceQuotaStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceQuotaStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "hard",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -234,6 +234,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceQuotaStatusApply {
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceQuotaStatus {
+    type Apply = ResourceQuotaStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceQuotaStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

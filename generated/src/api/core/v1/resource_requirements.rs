@@ -295,7 +295,7 @@ impl ResourceRequirementsApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceRequirementsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "claims",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -320,6 +320,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceRequirementsApply {
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceRequirements {
+    type Apply = ResourceRequirementsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceRequirementsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

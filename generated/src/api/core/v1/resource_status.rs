@@ -209,7 +209,7 @@ impl ResourceStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "resources",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -224,6 +224,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceStatus {
+    type Apply = ResourceStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -273,6 +273,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for ScopedResourceSelectorRequirementApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ScopedResourceSelectorRequirement {
+    type Apply = ScopedResourceSelectorRequirementApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ScopedResourceSelectorRequirementApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -283,6 +283,14 @@ impl SELinuxOptionsApply {
 impl ::k8s_client_runtime::apply::MergeFields for SELinuxOptionsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SELinuxOptions {
+    type Apply = SELinuxOptionsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SELinuxOptionsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -214,6 +214,14 @@ impl SeccompProfileApply {
 impl ::k8s_client_runtime::apply::MergeFields for SeccompProfileApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SeccompProfile {
+    type Apply = SeccompProfileApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SeccompProfileApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -531,7 +531,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Secret {
 impl ::k8s_client_runtime::apply::MergeFields for SecretApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "data",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -550,6 +550,14 @@ impl ::k8s_client_runtime::apply::MergeFields for SecretApply {
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Secret {
+    type Apply = SecretApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SecretApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

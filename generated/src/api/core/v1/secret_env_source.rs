@@ -204,6 +204,14 @@ impl SecretEnvSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for SecretEnvSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SecretEnvSource {
+    type Apply = SecretEnvSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SecretEnvSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -260,6 +260,14 @@ impl SecretProjectionApply {
 impl ::k8s_client_runtime::apply::MergeFields for SecretProjectionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SecretProjection {
+    type Apply = SecretProjectionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SecretProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

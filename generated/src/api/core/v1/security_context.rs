@@ -646,7 +646,7 @@ impl SecurityContextApply {
 impl ::k8s_client_runtime::apply::MergeFields for SecurityContextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "appArmorProfile",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -677,6 +677,14 @@ impl ::k8s_client_runtime::apply::MergeFields for SecurityContextApply {
                     <crate::api::core::v1::WindowsSecurityContextOptionsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SecurityContext {
+    type Apply = SecurityContextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SecurityContextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

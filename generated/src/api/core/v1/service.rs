@@ -466,7 +466,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Service {
 impl ::k8s_client_runtime::apply::MergeFields for ServiceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -485,6 +485,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ServiceApply {
                     <crate::api::core::v1::ServiceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Service {
+    type Apply = ServiceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServiceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -521,7 +521,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ServiceAccount {
 impl ::k8s_client_runtime::apply::MergeFields for ServiceAccountApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -540,6 +540,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ServiceAccountApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ServiceAccount {
+    type Apply = ServiceAccountApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServiceAccountApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

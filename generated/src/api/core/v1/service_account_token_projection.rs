@@ -268,6 +268,14 @@ impl ServiceAccountTokenProjectionApply {
 impl ::k8s_client_runtime::apply::MergeFields for ServiceAccountTokenProjectionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ServiceAccountTokenProjection {
+    type Apply = ServiceAccountTokenProjectionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServiceAccountTokenProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -373,6 +373,14 @@ impl ServicePortApply {
 impl ::k8s_client_runtime::apply::MergeFields for ServicePortApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ServicePort {
+    type Apply = ServicePortApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServicePortApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

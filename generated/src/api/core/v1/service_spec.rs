@@ -1177,7 +1177,7 @@ impl ServiceSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ServiceSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "ports",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -1200,6 +1200,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ServiceSpecApply {
                     <crate::api::core::v1::SessionAffinityConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ServiceSpec {
+    type Apply = ServiceSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServiceSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

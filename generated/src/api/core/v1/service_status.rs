@@ -231,7 +231,7 @@ impl ServiceStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ServiceStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -252,6 +252,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ServiceStatusApply {
                     <crate::api::core::v1::LoadBalancerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ServiceStatus {
+    type Apply = ServiceStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServiceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

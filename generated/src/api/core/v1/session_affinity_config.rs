@@ -159,13 +159,21 @@ impl SessionAffinityConfigApply {
 impl ::k8s_client_runtime::apply::MergeFields for SessionAffinityConfigApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "clientIP",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::ClientIPConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SessionAffinityConfig {
+    type Apply = SessionAffinityConfigApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SessionAffinityConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -140,6 +140,14 @@ impl SleepActionApply {
 impl ::k8s_client_runtime::apply::MergeFields for SleepActionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SleepAction {
+    type Apply = SleepActionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SleepActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

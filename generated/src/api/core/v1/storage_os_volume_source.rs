@@ -344,6 +344,14 @@ impl StorageOSVolumeSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for StorageOSVolumeSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageOSVolumeSource {
+    type Apply = StorageOSVolumeSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageOSVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -277,6 +277,14 @@ impl TaintApply {
 impl ::k8s_client_runtime::apply::MergeFields for TaintApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Taint {
+    type Apply = TaintApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TaintApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

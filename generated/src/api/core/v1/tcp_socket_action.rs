@@ -185,6 +185,14 @@ impl TCPSocketActionApply {
 impl ::k8s_client_runtime::apply::MergeFields for TCPSocketActionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TCPSocketAction {
+    type Apply = TCPSocketActionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TCPSocketActionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -349,6 +349,14 @@ impl TolerationApply {
 impl ::k8s_client_runtime::apply::MergeFields for TolerationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Toleration {
+    type Apply = TolerationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TolerationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -199,6 +199,14 @@ impl TopologySelectorLabelRequirementApply {
 impl ::k8s_client_runtime::apply::MergeFields for TopologySelectorLabelRequirementApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TopologySelectorLabelRequirement {
+    type Apply = TopologySelectorLabelRequirementApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TopologySelectorLabelRequirementApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

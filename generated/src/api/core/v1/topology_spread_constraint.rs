@@ -520,6 +520,14 @@ impl TopologySpreadConstraintApply {
 impl ::k8s_client_runtime::apply::MergeFields for TopologySpreadConstraintApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TopologySpreadConstraint {
+    type Apply = TopologySpreadConstraintApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TopologySpreadConstraintApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

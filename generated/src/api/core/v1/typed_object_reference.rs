@@ -271,6 +271,14 @@ impl TypedObjectReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for TypedObjectReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TypedObjectReference {
+    type Apply = TypedObjectReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TypedObjectReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -1805,7 +1805,7 @@ impl VolumeApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "awsElasticBlockStore",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -1986,6 +1986,14 @@ impl ::k8s_client_runtime::apply::MergeFields for VolumeApply {
                     <crate::api::core::v1::VsphereVirtualDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Volume {
+    type Apply = VolumeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

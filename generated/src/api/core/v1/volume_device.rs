@@ -192,6 +192,14 @@ impl VolumeDeviceApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeDeviceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeDevice {
+    type Apply = VolumeDeviceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeDeviceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -244,6 +244,14 @@ impl VolumeHealthConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeHealthConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeHealthCondition {
+    type Apply = VolumeHealthConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeHealthConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -209,7 +209,7 @@ impl VolumeHealthStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeHealthStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "healthConditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -226,6 +226,14 @@ impl ::k8s_client_runtime::apply::MergeFields for VolumeHealthStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeHealthStatus {
+    type Apply = VolumeHealthStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeHealthStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

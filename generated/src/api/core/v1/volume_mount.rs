@@ -503,7 +503,7 @@ impl VolumeMountApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeMountApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "bindMountOptions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -514,6 +514,14 @@ impl ::k8s_client_runtime::apply::MergeFields for VolumeMountApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeMount {
+    type Apply = VolumeMountApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeMountApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

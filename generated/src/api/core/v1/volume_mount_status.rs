@@ -327,13 +327,21 @@ impl VolumeMountStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeMountStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "volumeStatus",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::VolumeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeMountStatus {
+    type Apply = VolumeMountStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeMountStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -159,6 +159,14 @@ impl VolumeNodeAffinityApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeNodeAffinityApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeNodeAffinity {
+    type Apply = VolumeNodeAffinityApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeNodeAffinityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

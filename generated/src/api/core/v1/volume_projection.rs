@@ -475,7 +475,7 @@ impl VolumeProjectionApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeProjectionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "clusterTrustBundle",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -512,6 +512,14 @@ impl ::k8s_client_runtime::apply::MergeFields for VolumeProjectionApply {
                     <crate::api::core::v1::ServiceAccountTokenProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeProjection {
+    type Apply = VolumeProjectionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeProjectionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -233,7 +233,7 @@ impl VolumeResourceRequirementsApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeResourceRequirementsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "limits",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -246,6 +246,14 @@ impl ::k8s_client_runtime::apply::MergeFields for VolumeResourceRequirementsAppl
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeResourceRequirements {
+    type Apply = VolumeResourceRequirementsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeResourceRequirementsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

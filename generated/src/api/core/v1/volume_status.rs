@@ -159,13 +159,21 @@ impl VolumeStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "image",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::ImageVolumeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeStatus {
+    type Apply = VolumeStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -302,6 +302,14 @@ impl VsphereVirtualDiskVolumeSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for VsphereVirtualDiskVolumeSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VsphereVirtualDiskVolumeSource {
+    type Apply = VsphereVirtualDiskVolumeSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VsphereVirtualDiskVolumeSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -189,13 +189,21 @@ impl WeightedPodAffinityTermApply {
 impl ::k8s_client_runtime::apply::MergeFields for WeightedPodAffinityTermApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "podAffinityTerm",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::PodAffinityTermApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WeightedPodAffinityTerm {
+    type Apply = WeightedPodAffinityTermApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WeightedPodAffinityTermApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

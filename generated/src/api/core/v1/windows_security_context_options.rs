@@ -296,6 +296,14 @@ impl WindowsSecurityContextOptionsApply {
 impl ::k8s_client_runtime::apply::MergeFields for WindowsSecurityContextOptionsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WindowsSecurityContextOptions {
+    type Apply = WindowsSecurityContextOptionsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WindowsSecurityContextOptionsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

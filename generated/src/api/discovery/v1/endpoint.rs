@@ -492,7 +492,7 @@ impl EndpointApply {
 impl ::k8s_client_runtime::apply::MergeFields for EndpointApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "addresses",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -521,6 +521,14 @@ impl ::k8s_client_runtime::apply::MergeFields for EndpointApply {
                     <crate::api::discovery::v1::EndpointHintsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Endpoint {
+    type Apply = EndpointApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EndpointApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

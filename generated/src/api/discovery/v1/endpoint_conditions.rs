@@ -202,6 +202,14 @@ impl EndpointConditionsApply {
 impl ::k8s_client_runtime::apply::MergeFields for EndpointConditionsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EndpointConditions {
+    type Apply = EndpointConditionsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EndpointConditionsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

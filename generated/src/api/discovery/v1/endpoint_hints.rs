@@ -231,6 +231,14 @@ impl EndpointHintsApply {
 impl ::k8s_client_runtime::apply::MergeFields for EndpointHintsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EndpointHints {
+    type Apply = EndpointHintsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EndpointHintsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

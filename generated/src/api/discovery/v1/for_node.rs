@@ -151,6 +151,14 @@ impl ForNodeApply {
 impl ::k8s_client_runtime::apply::MergeFields for ForNodeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ForNode {
+    type Apply = ForNodeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ForNodeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -151,6 +151,14 @@ impl ForZoneApply {
 impl ::k8s_client_runtime::apply::MergeFields for ForZoneApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ForZone {
+    type Apply = ForZoneApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ForZoneApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

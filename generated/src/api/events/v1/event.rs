@@ -998,7 +998,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Event {
 impl ::k8s_client_runtime::apply::MergeFields for EventApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "deprecatedSource",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -1017,6 +1017,14 @@ impl ::k8s_client_runtime::apply::MergeFields for EventApply {
                     <crate::api::events::v1::EventSeriesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Event {
+    type Apply = EventApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EventApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

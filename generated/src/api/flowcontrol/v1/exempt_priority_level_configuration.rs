@@ -203,6 +203,14 @@ impl ExemptPriorityLevelConfigurationApply {
 impl ::k8s_client_runtime::apply::MergeFields for ExemptPriorityLevelConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ExemptPriorityLevelConfiguration {
+    type Apply = ExemptPriorityLevelConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ExemptPriorityLevelConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

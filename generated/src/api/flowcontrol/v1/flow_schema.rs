@@ -463,7 +463,7 @@ impl ::k8s_client_runtime::apply::MergeFields for FlowSchema {
 impl ::k8s_client_runtime::apply::MergeFields for FlowSchemaApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -482,6 +482,14 @@ impl ::k8s_client_runtime::apply::MergeFields for FlowSchemaApply {
                     <crate::api::flowcontrol::v1::FlowSchemaStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for FlowSchema {
+    type Apply = FlowSchemaApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <FlowSchemaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -323,6 +323,14 @@ impl FlowSchemaConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for FlowSchemaConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for FlowSchemaCondition {
+    type Apply = FlowSchemaConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <FlowSchemaConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

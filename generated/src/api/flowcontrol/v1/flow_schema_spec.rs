@@ -320,7 +320,7 @@ impl FlowSchemaSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for FlowSchemaSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "distinguisherMethod",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -333,6 +333,14 @@ impl ::k8s_client_runtime::apply::MergeFields for FlowSchemaSpecApply {
                     <crate::api::flowcontrol::v1::PriorityLevelConfigurationReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for FlowSchemaSpec {
+    type Apply = FlowSchemaSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <FlowSchemaSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -173,7 +173,7 @@ impl FlowSchemaStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for FlowSchemaStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -188,6 +188,14 @@ impl ::k8s_client_runtime::apply::MergeFields for FlowSchemaStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for FlowSchemaStatus {
+    type Apply = FlowSchemaStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <FlowSchemaStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

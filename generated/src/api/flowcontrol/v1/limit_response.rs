@@ -201,13 +201,21 @@ impl LimitResponseApply {
 impl ::k8s_client_runtime::apply::MergeFields for LimitResponseApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "queuing",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::flowcontrol::v1::QueuingConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LimitResponse {
+    type Apply = LimitResponseApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LimitResponseApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

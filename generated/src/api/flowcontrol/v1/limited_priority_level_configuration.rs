@@ -305,13 +305,21 @@ impl ::k8s_client_runtime::apply::MergeFields
 for LimitedPriorityLevelConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "limitResponse",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::flowcontrol::v1::LimitResponseApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LimitedPriorityLevelConfiguration {
+    type Apply = LimitedPriorityLevelConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <LimitedPriorityLevelConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -226,7 +226,7 @@ impl NonResourcePolicyRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for NonResourcePolicyRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "nonResourceURLs",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -247,6 +247,14 @@ impl ::k8s_client_runtime::apply::MergeFields for NonResourcePolicyRuleApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NonResourcePolicyRule {
+    type Apply = NonResourcePolicyRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NonResourcePolicyRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

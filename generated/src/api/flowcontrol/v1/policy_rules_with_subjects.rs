@@ -288,6 +288,14 @@ impl PolicyRulesWithSubjectsApply {
 impl ::k8s_client_runtime::apply::MergeFields for PolicyRulesWithSubjectsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PolicyRulesWithSubjects {
+    type Apply = PolicyRulesWithSubjectsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PolicyRulesWithSubjectsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

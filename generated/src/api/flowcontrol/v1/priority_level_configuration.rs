@@ -469,7 +469,7 @@ impl ::k8s_client_runtime::apply::MergeFields for PriorityLevelConfiguration {
 impl ::k8s_client_runtime::apply::MergeFields for PriorityLevelConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -488,6 +488,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PriorityLevelConfigurationAppl
                     <crate::api::flowcontrol::v1::PriorityLevelConfigurationStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PriorityLevelConfiguration {
+    type Apply = PriorityLevelConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PriorityLevelConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -330,6 +330,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for PriorityLevelConfigurationConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PriorityLevelConfigurationCondition {
+    type Apply = PriorityLevelConfigurationConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PriorityLevelConfigurationConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

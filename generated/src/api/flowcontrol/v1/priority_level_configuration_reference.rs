@@ -158,6 +158,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for PriorityLevelConfigurationReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PriorityLevelConfigurationReference {
+    type Apply = PriorityLevelConfigurationReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PriorityLevelConfigurationReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

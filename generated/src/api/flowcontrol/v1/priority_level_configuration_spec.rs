@@ -260,7 +260,7 @@ impl PriorityLevelConfigurationSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for PriorityLevelConfigurationSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "exempt",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -273,6 +273,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PriorityLevelConfigurationSpec
                     <crate::api::flowcontrol::v1::LimitedPriorityLevelConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PriorityLevelConfigurationSpec {
+    type Apply = PriorityLevelConfigurationSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PriorityLevelConfigurationSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -179,7 +179,7 @@ impl PriorityLevelConfigurationStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PriorityLevelConfigurationStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -194,6 +194,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PriorityLevelConfigurationStat
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PriorityLevelConfigurationStatus {
+    type Apply = PriorityLevelConfigurationStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PriorityLevelConfigurationStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -219,6 +219,14 @@ impl QueuingConfigurationApply {
 impl ::k8s_client_runtime::apply::MergeFields for QueuingConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for QueuingConfiguration {
+    type Apply = QueuingConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <QueuingConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -338,7 +338,7 @@ impl ResourcePolicyRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourcePolicyRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "apiGroups",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -379,6 +379,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourcePolicyRuleApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourcePolicyRule {
+    type Apply = ResourcePolicyRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourcePolicyRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -189,6 +189,14 @@ impl ServiceAccountSubjectApply {
 impl ::k8s_client_runtime::apply::MergeFields for ServiceAccountSubjectApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ServiceAccountSubject {
+    type Apply = ServiceAccountSubjectApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServiceAccountSubjectApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -303,7 +303,7 @@ impl SubjectApply {
 impl ::k8s_client_runtime::apply::MergeFields for SubjectApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "group",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -322,6 +322,14 @@ impl ::k8s_client_runtime::apply::MergeFields for SubjectApply {
                     <crate::api::flowcontrol::v1::UserSubjectApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Subject {
+    type Apply = SubjectApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SubjectApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -481,7 +481,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Eviction {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -500,6 +500,14 @@ impl ::k8s_client_runtime::apply::MergeFields for EvictionApply {
                     <crate::api::lifecycle::v1alpha1::EvictionStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Eviction {
+    type Apply = EvictionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -189,6 +189,14 @@ impl EvictionPodReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionPodReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EvictionPodReference {
+    type Apply = EvictionPodReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionPodReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -476,7 +476,7 @@ impl ::k8s_client_runtime::apply::MergeFields for EvictionRequest {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -495,6 +495,14 @@ impl ::k8s_client_runtime::apply::MergeFields for EvictionRequestApply {
                     <crate::api::lifecycle::v1alpha1::EvictionRequestStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EvictionRequest {
+    type Apply = EvictionRequestApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -191,6 +191,14 @@ impl EvictionRequestPodReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionRequestPodReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EvictionRequestPodReference {
+    type Apply = EvictionRequestPodReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionRequestPodReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

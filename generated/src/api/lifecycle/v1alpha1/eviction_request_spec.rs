@@ -260,13 +260,21 @@ impl EvictionRequestSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionRequestSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "target",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::lifecycle::v1alpha1::EvictionRequestTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EvictionRequestSpec {
+    type Apply = EvictionRequestSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionRequestSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -231,7 +231,7 @@ impl EvictionRequestStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionRequestStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -246,6 +246,14 @@ impl ::k8s_client_runtime::apply::MergeFields for EvictionRequestStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EvictionRequestStatus {
+    type Apply = EvictionRequestStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionRequestStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -165,13 +165,21 @@ impl EvictionRequestTargetApply {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionRequestTargetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "pod",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::lifecycle::v1alpha1::EvictionRequestPodReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EvictionRequestTarget {
+    type Apply = EvictionRequestTargetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionRequestTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

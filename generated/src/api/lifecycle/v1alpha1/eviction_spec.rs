@@ -157,13 +157,21 @@ impl EvictionSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "target",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::lifecycle::v1alpha1::EvictionTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EvictionSpec {
+    type Apply = EvictionSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

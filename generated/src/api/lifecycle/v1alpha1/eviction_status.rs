@@ -441,7 +441,7 @@ impl EvictionStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -494,6 +494,14 @@ impl ::k8s_client_runtime::apply::MergeFields for EvictionStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EvictionStatus {
+    type Apply = EvictionStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

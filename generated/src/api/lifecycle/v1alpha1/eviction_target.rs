@@ -163,13 +163,21 @@ impl EvictionTargetApply {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionTargetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "pod",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::lifecycle::v1alpha1::EvictionPodReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for EvictionTarget {
+    type Apply = EvictionTargetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionTargetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

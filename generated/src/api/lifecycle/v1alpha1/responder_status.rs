@@ -335,6 +335,14 @@ impl ResponderStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResponderStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResponderStatus {
+    type Apply = ResponderStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResponderStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

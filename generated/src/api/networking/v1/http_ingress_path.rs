@@ -266,13 +266,21 @@ impl HTTPIngressPathApply {
 impl ::k8s_client_runtime::apply::MergeFields for HTTPIngressPathApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "backend",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::networking::v1::IngressBackendApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HTTPIngressPath {
+    type Apply = HTTPIngressPathApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HTTPIngressPathApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -165,6 +165,14 @@ impl HTTPIngressRuleValueApply {
 impl ::k8s_client_runtime::apply::MergeFields for HTTPIngressRuleValueApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HTTPIngressRuleValue {
+    type Apply = HTTPIngressRuleValueApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HTTPIngressRuleValueApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

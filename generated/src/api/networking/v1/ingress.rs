@@ -469,7 +469,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Ingress {
 impl ::k8s_client_runtime::apply::MergeFields for IngressApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -488,6 +488,14 @@ impl ::k8s_client_runtime::apply::MergeFields for IngressApply {
                     <crate::api::networking::v1::IngressStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Ingress {
+    type Apply = IngressApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

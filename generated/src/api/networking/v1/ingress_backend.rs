@@ -215,13 +215,21 @@ impl IngressBackendApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressBackendApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "service",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::networking::v1::IngressServiceBackendApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressBackend {
+    type Apply = IngressBackendApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressBackendApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

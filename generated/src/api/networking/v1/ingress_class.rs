@@ -408,7 +408,7 @@ impl ::k8s_client_runtime::apply::MergeFields for IngressClass {
 impl ::k8s_client_runtime::apply::MergeFields for IngressClassApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -421,6 +421,14 @@ impl ::k8s_client_runtime::apply::MergeFields for IngressClassApply {
                     <crate::api::networking::v1::IngressClassSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressClass {
+    type Apply = IngressClassApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressClassApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -316,6 +316,14 @@ impl IngressClassParametersReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressClassParametersReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressClassParametersReference {
+    type Apply = IngressClassParametersReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressClassParametersReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -211,13 +211,21 @@ impl IngressClassSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressClassSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "parameters",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::networking::v1::IngressClassParametersReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressClassSpec {
+    type Apply = IngressClassSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressClassSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

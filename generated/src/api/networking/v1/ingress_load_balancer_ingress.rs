@@ -257,6 +257,14 @@ impl IngressLoadBalancerIngressApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressLoadBalancerIngressApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressLoadBalancerIngress {
+    type Apply = IngressLoadBalancerIngressApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressLoadBalancerIngressApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -177,6 +177,14 @@ impl IngressLoadBalancerStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressLoadBalancerStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressLoadBalancerStatus {
+    type Apply = IngressLoadBalancerStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressLoadBalancerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -235,6 +235,14 @@ impl IngressPortStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressPortStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressPortStatus {
+    type Apply = IngressPortStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressPortStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -237,13 +237,21 @@ impl IngressRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "http",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::networking::v1::HTTPIngressRuleValueApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressRule {
+    type Apply = IngressRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -203,6 +203,14 @@ impl IngressServiceBackendApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressServiceBackendApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressServiceBackend {
+    type Apply = IngressServiceBackendApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressServiceBackendApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -333,13 +333,21 @@ impl IngressSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "defaultBackend",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::networking::v1::IngressBackendApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressSpec {
+    type Apply = IngressSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -167,13 +167,21 @@ impl IngressStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "loadBalancer",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::networking::v1::IngressLoadBalancerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressStatus {
+    type Apply = IngressStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

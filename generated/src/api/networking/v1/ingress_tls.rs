@@ -211,6 +211,14 @@ impl IngressTLSApply {
 impl ::k8s_client_runtime::apply::MergeFields for IngressTLSApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IngressTLS {
+    type Apply = IngressTLSApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IngressTLSApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -402,7 +402,7 @@ impl ::k8s_client_runtime::apply::MergeFields for IPAddress {
 impl ::k8s_client_runtime::apply::MergeFields for IPAddressApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -415,6 +415,14 @@ impl ::k8s_client_runtime::apply::MergeFields for IPAddressApply {
                     <crate::api::networking::v1::IPAddressSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IPAddress {
+    type Apply = IPAddressApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IPAddressApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

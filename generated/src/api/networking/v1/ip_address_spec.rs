@@ -157,13 +157,21 @@ impl IPAddressSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for IPAddressSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "parentRef",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::networking::v1::ParentReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IPAddressSpec {
+    type Apply = IPAddressSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IPAddressSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -199,6 +199,14 @@ impl IPBlockApply {
 impl ::k8s_client_runtime::apply::MergeFields for IPBlockApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IPBlock {
+    type Apply = IPBlockApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <IPBlockApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

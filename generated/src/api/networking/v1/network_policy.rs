@@ -410,7 +410,7 @@ impl ::k8s_client_runtime::apply::MergeFields for NetworkPolicy {
 impl ::k8s_client_runtime::apply::MergeFields for NetworkPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -423,6 +423,14 @@ impl ::k8s_client_runtime::apply::MergeFields for NetworkPolicyApply {
                     <crate::api::networking::v1::NetworkPolicySpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NetworkPolicy {
+    type Apply = NetworkPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NetworkPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -227,6 +227,14 @@ impl NetworkPolicyIngressRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for NetworkPolicyIngressRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NetworkPolicyIngressRule {
+    type Apply = NetworkPolicyIngressRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NetworkPolicyIngressRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

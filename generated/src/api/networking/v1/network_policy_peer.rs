@@ -281,13 +281,21 @@ impl NetworkPolicyPeerApply {
 impl ::k8s_client_runtime::apply::MergeFields for NetworkPolicyPeerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "ipBlock",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::networking::v1::IPBlockApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NetworkPolicyPeer {
+    type Apply = NetworkPolicyPeerApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NetworkPolicyPeerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

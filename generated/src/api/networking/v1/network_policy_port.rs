@@ -228,6 +228,14 @@ impl NetworkPolicyPortApply {
 impl ::k8s_client_runtime::apply::MergeFields for NetworkPolicyPortApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NetworkPolicyPort {
+    type Apply = NetworkPolicyPortApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NetworkPolicyPortApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

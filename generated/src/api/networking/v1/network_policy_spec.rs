@@ -349,6 +349,14 @@ impl NetworkPolicySpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for NetworkPolicySpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NetworkPolicySpec {
+    type Apply = NetworkPolicySpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NetworkPolicySpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

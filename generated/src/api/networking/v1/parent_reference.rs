@@ -280,6 +280,14 @@ impl ParentReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for ParentReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ParentReference {
+    type Apply = ParentReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ParentReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -468,7 +468,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ServiceCIDR {
 impl ::k8s_client_runtime::apply::MergeFields for ServiceCIDRApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -487,6 +487,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ServiceCIDRApply {
                     <crate::api::networking::v1::ServiceCIDRStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ServiceCIDR {
+    type Apply = ServiceCIDRApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServiceCIDRApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

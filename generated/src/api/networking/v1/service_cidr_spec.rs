@@ -161,6 +161,14 @@ impl ServiceCIDRSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ServiceCIDRSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ServiceCIDRSpec {
+    type Apply = ServiceCIDRSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServiceCIDRSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -171,13 +171,21 @@ impl OverheadApply {
 impl ::k8s_client_runtime::apply::MergeFields for OverheadApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "podFixed",
                 ::k8s_client_runtime::apply::Merge::Map(
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Overhead {
+    type Apply = OverheadApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <OverheadApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

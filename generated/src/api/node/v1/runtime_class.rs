@@ -494,7 +494,7 @@ impl ::k8s_client_runtime::apply::MergeFields for RuntimeClass {
 impl ::k8s_client_runtime::apply::MergeFields for RuntimeClassApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -513,6 +513,14 @@ impl ::k8s_client_runtime::apply::MergeFields for RuntimeClassApply {
                     <crate::api::node::v1::SchedulingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for RuntimeClass {
+    type Apply = RuntimeClassApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <RuntimeClassApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -229,6 +229,14 @@ impl SchedulingApply {
 impl ::k8s_client_runtime::apply::MergeFields for SchedulingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Scheduling {
+    type Apply = SchedulingApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SchedulingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

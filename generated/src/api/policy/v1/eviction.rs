@@ -412,7 +412,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Eviction {
 impl ::k8s_client_runtime::apply::MergeFields for EvictionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "deleteOptions",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -425,6 +425,14 @@ impl ::k8s_client_runtime::apply::MergeFields for EvictionApply {
                     <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Eviction {
+    type Apply = EvictionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <EvictionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -471,7 +471,7 @@ impl ::k8s_client_runtime::apply::MergeFields for PodDisruptionBudget {
 impl ::k8s_client_runtime::apply::MergeFields for PodDisruptionBudgetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -490,6 +490,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodDisruptionBudgetApply {
                     <crate::api::policy::v1::PodDisruptionBudgetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodDisruptionBudget {
+    type Apply = PodDisruptionBudgetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodDisruptionBudgetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

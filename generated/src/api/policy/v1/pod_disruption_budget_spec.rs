@@ -309,6 +309,14 @@ impl PodDisruptionBudgetSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodDisruptionBudgetSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodDisruptionBudgetSpec {
+    type Apply = PodDisruptionBudgetSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodDisruptionBudgetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

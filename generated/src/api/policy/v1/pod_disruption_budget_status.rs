@@ -431,7 +431,7 @@ impl PodDisruptionBudgetStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodDisruptionBudgetStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -452,6 +452,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodDisruptionBudgetStatusApply
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodDisruptionBudgetStatus {
+    type Apply = PodDisruptionBudgetStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodDisruptionBudgetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -175,6 +175,14 @@ impl AggregationRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for AggregationRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AggregationRule {
+    type Apply = AggregationRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AggregationRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

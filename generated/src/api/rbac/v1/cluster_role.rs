@@ -473,7 +473,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ClusterRole {
 impl ::k8s_client_runtime::apply::MergeFields for ClusterRoleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "aggregationRule",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -486,6 +486,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ClusterRoleApply {
                     <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ClusterRole {
+    type Apply = ClusterRoleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ClusterRoleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -379,6 +379,14 @@ impl PolicyRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for PolicyRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PolicyRule {
+    type Apply = PolicyRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PolicyRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

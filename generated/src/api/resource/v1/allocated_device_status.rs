@@ -439,7 +439,7 @@ impl AllocatedDeviceStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for AllocatedDeviceStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -459,6 +459,14 @@ impl ::k8s_client_runtime::apply::MergeFields for AllocatedDeviceStatusApply {
                     <crate::api::resource::v1::NetworkDeviceDataApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AllocatedDeviceStatus {
+    type Apply = AllocatedDeviceStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AllocatedDeviceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -289,13 +289,21 @@ impl CapacityRequestPolicyApply {
 impl ::k8s_client_runtime::apply::MergeFields for CapacityRequestPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "validRange",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1::CapacityRequestPolicyRangeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CapacityRequestPolicy {
+    type Apply = CapacityRequestPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CapacityRequestPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -237,6 +237,14 @@ impl CapacityRequestPolicyRangeApply {
 impl ::k8s_client_runtime::apply::MergeFields for CapacityRequestPolicyRangeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CapacityRequestPolicyRange {
+    type Apply = CapacityRequestPolicyRangeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CapacityRequestPolicyRangeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -191,13 +191,21 @@ impl CapacityRequirementsApply {
 impl ::k8s_client_runtime::apply::MergeFields for CapacityRequirementsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "requests",
                 ::k8s_client_runtime::apply::Merge::Map(
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CapacityRequirements {
+    type Apply = CapacityRequirementsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CapacityRequirementsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

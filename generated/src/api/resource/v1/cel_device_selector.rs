@@ -233,6 +233,14 @@ impl CELDeviceSelectorApply {
 impl ::k8s_client_runtime::apply::MergeFields for CELDeviceSelectorApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CELDeviceSelector {
+    type Apply = CELDeviceSelectorApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CELDeviceSelectorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -198,7 +198,7 @@ impl CounterSetApply {
 impl ::k8s_client_runtime::apply::MergeFields for CounterSetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "counters",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -207,6 +207,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CounterSetApply {
                     ),
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CounterSet {
+    type Apply = CounterSetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CounterSetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -293,13 +293,21 @@ impl DeviceAllocationConfigurationApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceAllocationConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "opaque",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1::OpaqueDeviceConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceAllocationConfiguration {
+    type Apply = DeviceAllocationConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceAllocationConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

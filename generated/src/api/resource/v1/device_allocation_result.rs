@@ -239,6 +239,14 @@ impl DeviceAllocationResultApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceAllocationResultApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceAllocationResult {
+    type Apply = DeviceAllocationResultApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceAllocationResultApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -461,6 +461,14 @@ impl DeviceAttributeApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceAttributeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceAttribute {
+    type Apply = DeviceAttributeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceAttributeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

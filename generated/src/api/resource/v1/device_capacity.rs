@@ -212,13 +212,21 @@ impl DeviceCapacityApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceCapacityApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "requestPolicy",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1::CapacityRequestPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceCapacity {
+    type Apply = DeviceCapacityApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceCapacityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -185,13 +185,21 @@ impl DeviceClassConfigurationApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceClassConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "opaque",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1::OpaqueDeviceConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceClassConfiguration {
+    type Apply = DeviceClassConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceClassConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -285,6 +285,14 @@ impl DeviceClassSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceClassSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceClassSpec {
+    type Apply = DeviceClassSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceClassSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

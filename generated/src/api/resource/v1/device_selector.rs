@@ -159,13 +159,21 @@ impl DeviceSelectorApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceSelectorApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "cel",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1::CELDeviceSelectorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceSelector {
+    type Apply = DeviceSelectorApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceSelectorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

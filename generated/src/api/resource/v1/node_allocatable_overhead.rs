@@ -183,6 +183,14 @@ impl NodeAllocatableOverheadApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeAllocatableOverheadApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeAllocatableOverhead {
+    type Apply = NodeAllocatableOverheadApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeAllocatableOverheadApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -276,6 +276,14 @@ impl ResourceClaimConsumerReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimConsumerReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceClaimConsumerReference {
+    type Apply = ResourceClaimConsumerReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceClaimConsumerReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

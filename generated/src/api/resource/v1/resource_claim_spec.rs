@@ -163,13 +163,21 @@ impl ResourceClaimSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "devices",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1::DeviceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceClaimSpec {
+    type Apply = ResourceClaimSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceClaimSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -647,7 +647,7 @@ impl ResourceSliceSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceSliceSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "pool",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -664,6 +664,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceSliceSpecApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceSliceSpec {
+    type Apply = ResourceSliceSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceSliceSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -287,6 +287,14 @@ impl DeviceTaintApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceTaint {
+    type Apply = DeviceTaintApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceTaintApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -211,7 +211,7 @@ impl DeviceTaintRuleSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintRuleSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "deviceSelector",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -224,6 +224,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintRuleSpecApply {
                     <crate::api::resource::v1alpha3::DeviceTaintApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceTaintRuleSpec {
+    type Apply = DeviceTaintRuleSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceTaintRuleSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -193,7 +193,7 @@ impl DeviceTaintRuleStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintRuleStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -208,6 +208,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintRuleStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceTaintRuleStatus {
+    type Apply = DeviceTaintRuleStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceTaintRuleStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -243,6 +243,14 @@ impl DeviceTaintSelectorApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintSelectorApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceTaintSelector {
+    type Apply = DeviceTaintSelectorApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceTaintSelectorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -245,6 +245,14 @@ impl PartitionTypeStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PartitionTypeStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PartitionTypeStatus {
+    type Apply = PartitionTypeStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PartitionTypeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

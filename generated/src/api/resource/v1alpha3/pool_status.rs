@@ -613,13 +613,21 @@ impl PoolStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PoolStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "shareableSummary",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1alpha3::ShareableSummaryStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PoolStatus {
+    type Apply = PoolStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PoolStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -464,7 +464,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourcePoolStatusRequest {
 impl ::k8s_client_runtime::apply::MergeFields for ResourcePoolStatusRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -483,6 +483,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourcePoolStatusRequestApply
                     <crate::api::resource::v1alpha3::ResourcePoolStatusRequestStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourcePoolStatusRequest {
+    type Apply = ResourcePoolStatusRequestApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourcePoolStatusRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -293,6 +293,14 @@ impl ResourcePoolStatusRequestSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourcePoolStatusRequestSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourcePoolStatusRequestSpec {
+    type Apply = ResourcePoolStatusRequestSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourcePoolStatusRequestSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

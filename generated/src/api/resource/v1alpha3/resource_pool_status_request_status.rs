@@ -268,7 +268,7 @@ impl ResourcePoolStatusRequestStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourcePoolStatusRequestStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -283,6 +283,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourcePoolStatusRequestStatu
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourcePoolStatusRequestStatus {
+    type Apply = ResourcePoolStatusRequestStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourcePoolStatusRequestStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

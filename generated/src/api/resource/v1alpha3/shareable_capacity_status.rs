@@ -249,6 +249,14 @@ impl ShareableCapacityStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ShareableCapacityStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ShareableCapacityStatus {
+    type Apply = ShareableCapacityStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ShareableCapacityStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -263,13 +263,21 @@ impl AllocationResultApply {
 impl ::k8s_client_runtime::apply::MergeFields for AllocationResultApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "devices",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1beta1::DeviceAllocationResultApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AllocationResult {
+    type Apply = AllocationResultApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AllocationResultApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

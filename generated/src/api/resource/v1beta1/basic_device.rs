@@ -764,7 +764,7 @@ impl BasicDeviceApply {
 impl ::k8s_client_runtime::apply::MergeFields for BasicDeviceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "attributes",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -789,6 +789,14 @@ impl ::k8s_client_runtime::apply::MergeFields for BasicDeviceApply {
                     ),
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for BasicDevice {
+    type Apply = BasicDeviceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <BasicDeviceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -199,13 +199,21 @@ impl DeviceApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "basic",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1beta1::BasicDeviceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Device {
+    type Apply = DeviceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -295,6 +295,14 @@ impl DeviceClaimApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceClaimApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceClaim {
+    type Apply = DeviceClaimApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -243,13 +243,21 @@ impl DeviceClaimConfigurationApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceClaimConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "opaque",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1beta1::OpaqueDeviceConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceClaimConfiguration {
+    type Apply = DeviceClaimConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceClaimConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -274,7 +274,7 @@ impl DeviceCounterConsumptionApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceCounterConsumptionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "counters",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -283,6 +283,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DeviceCounterConsumptionApply 
                     ),
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceCounterConsumption {
+    type Apply = DeviceCounterConsumptionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceCounterConsumptionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -218,6 +218,14 @@ impl DeviceDerivedAttributeApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceDerivedAttributeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceDerivedAttribute {
+    type Apply = DeviceDerivedAttributeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceDerivedAttributeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

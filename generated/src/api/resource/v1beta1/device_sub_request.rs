@@ -605,13 +605,21 @@ impl DeviceSubRequestApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceSubRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "capacity",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1beta1::CapacityRequirementsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceSubRequest {
+    type Apply = DeviceSubRequestApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceSubRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -237,6 +237,14 @@ impl NodeAllocatableMappingApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeAllocatableMappingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeAllocatableMapping {
+    type Apply = NodeAllocatableMappingApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeAllocatableMappingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -215,7 +215,7 @@ impl NodeAllocatableResourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for NodeAllocatableResourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "mapping",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -228,6 +228,14 @@ impl ::k8s_client_runtime::apply::MergeFields for NodeAllocatableResourceApply {
                     <crate::api::resource::v1beta1::NodeAllocatableOverheadApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NodeAllocatableResource {
+    type Apply = NodeAllocatableResourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NodeAllocatableResourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

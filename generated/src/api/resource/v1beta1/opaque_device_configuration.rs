@@ -196,6 +196,16 @@ impl OpaqueDeviceConfigurationApply {
 impl ::k8s_client_runtime::apply::MergeFields for OpaqueDeviceConfigurationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[("parameters", ::k8s_client_runtime::apply::Merge::Deduced)]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
+            ("parameters", ::k8s_client_runtime::apply::Merge::Deduced),
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for OpaqueDeviceConfiguration {
+    type Apply = OpaqueDeviceConfigurationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <OpaqueDeviceConfigurationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -303,7 +303,7 @@ impl ResourceClaimStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "allocation",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -338,6 +338,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceClaimStatus {
+    type Apply = ResourceClaimStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceClaimStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -417,7 +417,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceSlice {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceSliceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -430,6 +430,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceSliceApply {
                     <crate::api::resource::v1beta1::ResourceSliceSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceSlice {
+    type Apply = ResourceSliceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceSliceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

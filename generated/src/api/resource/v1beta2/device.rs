@@ -803,7 +803,7 @@ impl DeviceApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "attributes",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -828,6 +828,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DeviceApply {
                     ),
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Device {
+    type Apply = DeviceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -417,7 +417,7 @@ impl ::k8s_client_runtime::apply::MergeFields for DeviceClass {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceClassApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -430,6 +430,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DeviceClassApply {
                     <crate::api::resource::v1beta2::DeviceClassSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceClass {
+    type Apply = DeviceClassApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceClassApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

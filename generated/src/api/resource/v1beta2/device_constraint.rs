@@ -293,6 +293,14 @@ impl DeviceConstraintApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceConstraintApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceConstraint {
+    type Apply = DeviceConstraintApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceConstraintApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -280,13 +280,21 @@ impl DeviceRequestApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "exactly",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1beta2::ExactDeviceRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceRequest {
+    type Apply = DeviceRequestApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

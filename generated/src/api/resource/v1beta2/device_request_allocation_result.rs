@@ -682,7 +682,7 @@ impl DeviceRequestAllocationResultApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceRequestAllocationResultApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "consumedCapacity",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -699,6 +699,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DeviceRequestAllocationResultA
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceRequestAllocationResult {
+    type Apply = DeviceRequestAllocationResultApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceRequestAllocationResultApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

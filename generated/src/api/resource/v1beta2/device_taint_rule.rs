@@ -468,7 +468,7 @@ impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintRule {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -487,6 +487,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DeviceTaintRuleApply {
                     <crate::api::resource::v1beta2::DeviceTaintRuleStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceTaintRule {
+    type Apply = DeviceTaintRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceTaintRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

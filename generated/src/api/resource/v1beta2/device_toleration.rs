@@ -349,6 +349,14 @@ impl DeviceTolerationApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeviceTolerationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeviceToleration {
+    type Apply = DeviceTolerationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeviceTolerationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -598,13 +598,21 @@ impl ExactDeviceRequestApply {
 impl ::k8s_client_runtime::apply::MergeFields for ExactDeviceRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "capacity",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::resource::v1beta2::CapacityRequirementsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ExactDeviceRequest {
+    type Apply = ExactDeviceRequestApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ExactDeviceRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

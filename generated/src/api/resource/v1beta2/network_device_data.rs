@@ -269,6 +269,14 @@ impl NetworkDeviceDataApply {
 impl ::k8s_client_runtime::apply::MergeFields for NetworkDeviceDataApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for NetworkDeviceData {
+    type Apply = NetworkDeviceDataApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <NetworkDeviceDataApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

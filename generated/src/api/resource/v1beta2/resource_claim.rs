@@ -473,7 +473,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceClaim {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -492,6 +492,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimApply {
                     <crate::api::resource::v1beta2::ResourceClaimStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceClaim {
+    type Apply = ResourceClaimApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

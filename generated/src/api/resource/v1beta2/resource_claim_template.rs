@@ -416,7 +416,7 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimTemplate {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimTemplateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -429,6 +429,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimTemplateApply {
                     <crate::api::resource::v1beta2::ResourceClaimTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceClaimTemplate {
+    type Apply = ResourceClaimTemplateApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceClaimTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

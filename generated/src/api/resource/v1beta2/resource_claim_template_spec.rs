@@ -223,7 +223,7 @@ impl ResourceClaimTemplateSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimTemplateSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -236,6 +236,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ResourceClaimTemplateSpecApply
                     <crate::api::resource::v1beta2::ResourceClaimSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourceClaimTemplateSpec {
+    type Apply = ResourceClaimTemplateSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourceClaimTemplateSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -226,6 +226,14 @@ impl ResourcePoolApply {
 impl ::k8s_client_runtime::apply::MergeFields for ResourcePoolApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ResourcePool {
+    type Apply = ResourcePoolApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ResourcePoolApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -466,7 +466,7 @@ impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroup {
 impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroupApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -485,6 +485,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroupApply {
                     <crate::api::scheduling::v1alpha3::CompositePodGroupStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CompositePodGroup {
+    type Apply = CompositePodGroupApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CompositePodGroupApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -520,7 +520,7 @@ impl CompositePodGroupSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroupSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "disruptionMode",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -545,6 +545,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroupSpecApply {
                     <crate::api::scheduling::v1alpha3::WorkloadReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CompositePodGroupSpec {
+    type Apply = CompositePodGroupSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CompositePodGroupSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -211,7 +211,7 @@ impl CompositePodGroupStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroupStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -226,6 +226,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroupStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CompositePodGroupStatus {
+    type Apply = CompositePodGroupStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CompositePodGroupStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

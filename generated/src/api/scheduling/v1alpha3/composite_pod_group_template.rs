@@ -590,7 +590,7 @@ impl CompositePodGroupTemplateApply {
 impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroupTemplateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "compositePodGroupTemplates",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -633,6 +633,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CompositePodGroupTemplateApply
                     <crate::api::scheduling::v1alpha3::CompositePodGroupSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CompositePodGroupTemplate {
+    type Apply = CompositePodGroupTemplateApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CompositePodGroupTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

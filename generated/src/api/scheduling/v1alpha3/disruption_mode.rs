@@ -213,7 +213,7 @@ impl DisruptionModeApply {
 impl ::k8s_client_runtime::apply::MergeFields for DisruptionModeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "all",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -226,6 +226,14 @@ impl ::k8s_client_runtime::apply::MergeFields for DisruptionModeApply {
                     <crate::api::scheduling::v1alpha3::SingleDisruptionModeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DisruptionMode {
+    type Apply = DisruptionModeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DisruptionModeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -465,7 +465,7 @@ impl ::k8s_client_runtime::apply::MergeFields for PodGroup {
 impl ::k8s_client_runtime::apply::MergeFields for PodGroupApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -484,6 +484,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodGroupApply {
                     <crate::api::scheduling::v1alpha3::PodGroupStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodGroup {
+    type Apply = PodGroupApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodGroupApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

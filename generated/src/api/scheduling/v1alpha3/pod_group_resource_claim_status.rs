@@ -202,6 +202,14 @@ impl PodGroupResourceClaimStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodGroupResourceClaimStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodGroupResourceClaimStatus {
+    type Apply = PodGroupResourceClaimStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodGroupResourceClaimStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

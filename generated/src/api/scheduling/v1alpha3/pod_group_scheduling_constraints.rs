@@ -179,6 +179,14 @@ impl PodGroupSchedulingConstraintsApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodGroupSchedulingConstraintsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodGroupSchedulingConstraints {
+    type Apply = PodGroupSchedulingConstraintsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodGroupSchedulingConstraintsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -261,7 +261,7 @@ impl PodGroupStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodGroupStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -292,6 +292,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodGroupStatusApply {
                     ),
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodGroupStatus {
+    type Apply = PodGroupStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodGroupStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -534,7 +534,7 @@ impl PodGroupTemplateApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodGroupTemplateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "disruptionMode",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -569,6 +569,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodGroupTemplateApply {
                     <crate::api::scheduling::v1alpha3::PodGroupSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodGroupTemplate {
+    type Apply = PodGroupTemplateApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodGroupTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -95,6 +95,14 @@ impl SingleCompositeDisruptionModeApply {}
 impl ::k8s_client_runtime::apply::MergeFields for SingleCompositeDisruptionModeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SingleCompositeDisruptionMode {
+    type Apply = SingleCompositeDisruptionModeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SingleCompositeDisruptionModeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

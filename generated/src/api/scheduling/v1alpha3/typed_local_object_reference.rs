@@ -236,6 +236,14 @@ impl TypedLocalObjectReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for TypedLocalObjectReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TypedLocalObjectReference {
+    type Apply = TypedLocalObjectReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TypedLocalObjectReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -404,7 +404,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Workload {
 impl ::k8s_client_runtime::apply::MergeFields for WorkloadApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -417,6 +417,14 @@ impl ::k8s_client_runtime::apply::MergeFields for WorkloadApply {
                     <crate::api::scheduling::v1alpha3::WorkloadSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Workload {
+    type Apply = WorkloadApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WorkloadApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

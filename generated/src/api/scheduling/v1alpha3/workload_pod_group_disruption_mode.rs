@@ -225,7 +225,7 @@ impl WorkloadPodGroupDisruptionModeApply {
 impl ::k8s_client_runtime::apply::MergeFields for WorkloadPodGroupDisruptionModeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "all",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -238,6 +238,14 @@ impl ::k8s_client_runtime::apply::MergeFields for WorkloadPodGroupDisruptionMode
                     <crate::api::scheduling::v1alpha3::WorkloadPodGroupSingleDisruptionModeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WorkloadPodGroupDisruptionMode {
+    type Apply = WorkloadPodGroupDisruptionModeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WorkloadPodGroupDisruptionModeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

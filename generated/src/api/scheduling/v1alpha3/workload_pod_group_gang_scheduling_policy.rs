@@ -149,6 +149,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for WorkloadPodGroupGangSchedulingPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WorkloadPodGroupGangSchedulingPolicy {
+    type Apply = WorkloadPodGroupGangSchedulingPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WorkloadPodGroupGangSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

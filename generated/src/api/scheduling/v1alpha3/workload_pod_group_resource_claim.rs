@@ -254,6 +254,14 @@ impl WorkloadPodGroupResourceClaimApply {
 impl ::k8s_client_runtime::apply::MergeFields for WorkloadPodGroupResourceClaimApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WorkloadPodGroupResourceClaim {
+    type Apply = WorkloadPodGroupResourceClaimApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WorkloadPodGroupResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -182,6 +182,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for WorkloadPodGroupSchedulingConstraintsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WorkloadPodGroupSchedulingConstraints {
+    type Apply = WorkloadPodGroupSchedulingConstraintsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WorkloadPodGroupSchedulingConstraintsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -225,7 +225,7 @@ impl WorkloadPodGroupSchedulingPolicyApply {
 impl ::k8s_client_runtime::apply::MergeFields for WorkloadPodGroupSchedulingPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "basic",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -238,6 +238,14 @@ impl ::k8s_client_runtime::apply::MergeFields for WorkloadPodGroupSchedulingPoli
                     <crate::api::scheduling::v1alpha3::WorkloadPodGroupGangSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WorkloadPodGroupSchedulingPolicy {
+    type Apply = WorkloadPodGroupSchedulingPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WorkloadPodGroupSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -98,6 +98,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for WorkloadPodGroupSingleDisruptionModeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WorkloadPodGroupSingleDisruptionMode {
+    type Apply = WorkloadPodGroupSingleDisruptionModeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WorkloadPodGroupSingleDisruptionModeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

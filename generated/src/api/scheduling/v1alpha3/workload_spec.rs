@@ -299,7 +299,7 @@ impl WorkloadSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for WorkloadSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "compositePodGroupTemplates",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -330,6 +330,14 @@ impl ::k8s_client_runtime::apply::MergeFields for WorkloadSpecApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WorkloadSpec {
+    type Apply = WorkloadSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WorkloadSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -91,6 +91,14 @@ impl AllDisruptionModeApply {}
 impl ::k8s_client_runtime::apply::MergeFields for AllDisruptionModeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AllDisruptionMode {
+    type Apply = AllDisruptionModeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AllDisruptionModeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

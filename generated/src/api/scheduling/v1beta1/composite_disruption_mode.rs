@@ -217,7 +217,7 @@ impl CompositeDisruptionModeApply {
 impl ::k8s_client_runtime::apply::MergeFields for CompositeDisruptionModeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "all",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -230,6 +230,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CompositeDisruptionModeApply {
                     <crate::api::scheduling::v1beta1::SingleCompositeDisruptionModeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CompositeDisruptionMode {
+    type Apply = CompositeDisruptionModeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CompositeDisruptionModeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

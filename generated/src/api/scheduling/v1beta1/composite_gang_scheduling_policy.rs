@@ -147,6 +147,14 @@ impl CompositeGangSchedulingPolicyApply {
 impl ::k8s_client_runtime::apply::MergeFields for CompositeGangSchedulingPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CompositeGangSchedulingPolicy {
+    type Apply = CompositeGangSchedulingPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CompositeGangSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

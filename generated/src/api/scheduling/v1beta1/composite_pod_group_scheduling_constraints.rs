@@ -182,6 +182,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for CompositePodGroupSchedulingConstraintsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CompositePodGroupSchedulingConstraints {
+    type Apply = CompositePodGroupSchedulingConstraintsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CompositePodGroupSchedulingConstraintsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

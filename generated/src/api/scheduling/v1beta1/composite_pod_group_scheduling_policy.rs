@@ -224,7 +224,7 @@ impl ::k8s_client_runtime::apply::MergeFields
 for CompositePodGroupSchedulingPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "basic",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -237,6 +237,14 @@ for CompositePodGroupSchedulingPolicyApply {
                     <crate::api::scheduling::v1beta1::CompositeGangSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CompositePodGroupSchedulingPolicy {
+    type Apply = CompositePodGroupSchedulingPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CompositePodGroupSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -268,6 +268,14 @@ impl PodGroupResourceClaimApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodGroupResourceClaimApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodGroupResourceClaim {
+    type Apply = PodGroupResourceClaimApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodGroupResourceClaimApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

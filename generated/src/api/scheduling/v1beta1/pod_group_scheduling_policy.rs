@@ -215,7 +215,7 @@ impl PodGroupSchedulingPolicyApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodGroupSchedulingPolicyApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "basic",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -228,6 +228,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodGroupSchedulingPolicyApply 
                     <crate::api::scheduling::v1beta1::GangSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodGroupSchedulingPolicy {
+    type Apply = PodGroupSchedulingPolicyApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodGroupSchedulingPolicyApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -601,7 +601,7 @@ impl PodGroupSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for PodGroupSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "disruptionMode",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -642,6 +642,14 @@ impl ::k8s_client_runtime::apply::MergeFields for PodGroupSpecApply {
                     <crate::api::scheduling::v1beta1::WorkloadReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PodGroupSpec {
+    type Apply = PodGroupSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PodGroupSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

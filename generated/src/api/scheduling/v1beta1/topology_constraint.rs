@@ -151,6 +151,14 @@ impl TopologyConstraintApply {
 impl ::k8s_client_runtime::apply::MergeFields for TopologyConstraintApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TopologyConstraint {
+    type Apply = TopologyConstraintApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TopologyConstraintApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

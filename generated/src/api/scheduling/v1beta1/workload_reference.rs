@@ -194,6 +194,14 @@ impl WorkloadReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for WorkloadReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WorkloadReference {
+    type Apply = WorkloadReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WorkloadReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

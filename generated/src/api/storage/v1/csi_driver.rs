@@ -401,7 +401,7 @@ impl ::k8s_client_runtime::apply::MergeFields for CSIDriver {
 impl ::k8s_client_runtime::apply::MergeFields for CSIDriverApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -414,6 +414,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CSIDriverApply {
                     <crate::api::storage::v1::CSIDriverSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CSIDriver {
+    type Apply = CSIDriverApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CSIDriverApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

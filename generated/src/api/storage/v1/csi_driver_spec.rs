@@ -711,7 +711,7 @@ impl CSIDriverSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for CSIDriverSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "volumeLifecycleModes",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -722,6 +722,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CSIDriverSpecApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CSIDriverSpec {
+    type Apply = CSIDriverSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CSIDriverSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -462,7 +462,7 @@ impl ::k8s_client_runtime::apply::MergeFields for CSINode {
 impl ::k8s_client_runtime::apply::MergeFields for CSINodeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -481,6 +481,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CSINodeApply {
                     <crate::api::storage::v1::CSINodeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CSINode {
+    type Apply = CSINodeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CSINodeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

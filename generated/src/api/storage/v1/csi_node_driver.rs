@@ -298,13 +298,21 @@ impl CSINodeDriverApply {
 impl ::k8s_client_runtime::apply::MergeFields for CSINodeDriverApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "allocatable",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::storage::v1::VolumeNodeResourcesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CSINodeDriver {
+    type Apply = CSINodeDriverApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CSINodeDriverApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

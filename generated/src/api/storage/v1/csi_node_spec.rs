@@ -165,7 +165,7 @@ impl CSINodeSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for CSINodeSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "drivers",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -180,6 +180,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CSINodeSpecApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CSINodeSpec {
+    type Apply = CSINodeSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CSINodeSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -171,7 +171,7 @@ impl CSINodeStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for CSINodeStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "storageHealth",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -186,6 +186,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CSINodeStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CSINodeStatus {
+    type Apply = CSINodeStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CSINodeStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

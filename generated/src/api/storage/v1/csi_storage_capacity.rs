@@ -566,13 +566,21 @@ impl ::k8s_client_runtime::apply::MergeFields for CSIStorageCapacity {
 impl ::k8s_client_runtime::apply::MergeFields for CSIStorageCapacityApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CSIStorageCapacity {
+    type Apply = CSIStorageCapacityApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CSIStorageCapacityApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

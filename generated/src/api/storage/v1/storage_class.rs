@@ -728,7 +728,7 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageClass {
 impl ::k8s_client_runtime::apply::MergeFields for StorageClassApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -741,6 +741,14 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageClassApply {
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageClass {
+    type Apply = StorageClassApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageClassApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

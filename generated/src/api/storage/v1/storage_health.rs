@@ -212,6 +212,14 @@ impl StorageHealthApply {
 impl ::k8s_client_runtime::apply::MergeFields for StorageHealthApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageHealth {
+    type Apply = StorageHealthApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageHealthApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -392,6 +392,14 @@ impl StorageHealthConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for StorageHealthConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageHealthCondition {
+    type Apply = StorageHealthConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageHealthConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

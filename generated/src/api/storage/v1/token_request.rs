@@ -188,6 +188,14 @@ impl TokenRequestApply {
 impl ::k8s_client_runtime::apply::MergeFields for TokenRequestApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for TokenRequest {
+    type Apply = TokenRequestApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TokenRequestApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -466,7 +466,7 @@ impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachment {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachmentApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -485,6 +485,14 @@ impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachmentApply {
                     <crate::api::storage::v1::VolumeAttachmentStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeAttachment {
+    type Apply = VolumeAttachmentApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeAttachmentApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

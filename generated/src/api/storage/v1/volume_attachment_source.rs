@@ -219,13 +219,21 @@ impl VolumeAttachmentSourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachmentSourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "inlineVolumeSpec",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::PersistentVolumeSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeAttachmentSource {
+    type Apply = VolumeAttachmentSourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeAttachmentSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -234,13 +234,21 @@ impl VolumeAttachmentSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachmentSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "source",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::storage::v1::VolumeAttachmentSourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeAttachmentSpec {
+    type Apply = VolumeAttachmentSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeAttachmentSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

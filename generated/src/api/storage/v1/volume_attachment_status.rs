@@ -305,7 +305,7 @@ impl VolumeAttachmentStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachmentStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "attachError",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -324,6 +324,14 @@ impl ::k8s_client_runtime::apply::MergeFields for VolumeAttachmentStatusApply {
                     <crate::api::storage::v1::VolumeErrorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeAttachmentStatus {
+    type Apply = VolumeAttachmentStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeAttachmentStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

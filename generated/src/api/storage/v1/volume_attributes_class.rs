@@ -460,7 +460,7 @@ impl ::k8s_client_runtime::apply::MergeFields for VolumeAttributesClass {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeAttributesClassApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -473,6 +473,14 @@ impl ::k8s_client_runtime::apply::MergeFields for VolumeAttributesClassApply {
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeAttributesClass {
+    type Apply = VolumeAttributesClassApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeAttributesClassApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -224,6 +224,14 @@ impl VolumeErrorApply {
 impl ::k8s_client_runtime::apply::MergeFields for VolumeErrorApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for VolumeError {
+    type Apply = VolumeErrorApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <VolumeErrorApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -472,7 +472,7 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigration {
 impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigrationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -491,6 +491,14 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigrationApply {
                     <crate::api::storagemigration::v1::StorageVersionMigrationStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageVersionMigration {
+    type Apply = StorageVersionMigrationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageVersionMigrationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

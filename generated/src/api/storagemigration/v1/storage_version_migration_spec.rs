@@ -159,13 +159,21 @@ impl StorageVersionMigrationSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigrationSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "resource",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::apimachinery::pkg::apis::meta::v1::GroupResourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageVersionMigrationSpec {
+    type Apply = StorageVersionMigrationSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageVersionMigrationSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

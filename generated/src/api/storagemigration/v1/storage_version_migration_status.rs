@@ -229,7 +229,7 @@ impl StorageVersionMigrationStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigrationStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -244,6 +244,14 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigrationStatusA
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageVersionMigrationStatus {
+    type Apply = StorageVersionMigrationStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageVersionMigrationStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -476,7 +476,7 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigration {
 impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigrationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -495,6 +495,14 @@ impl ::k8s_client_runtime::apply::MergeFields for StorageVersionMigrationApply {
                     <crate::api::storagemigration::v1beta1::StorageVersionMigrationStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for StorageVersionMigration {
+    type Apply = StorageVersionMigrationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StorageVersionMigrationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

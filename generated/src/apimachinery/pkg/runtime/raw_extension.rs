@@ -73,3 +73,16 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for RawExtension {
         ::k8s_client_runtime::protobuf::special::encode_json_value(writer, &self.0);
     }
 }
+impl ::k8s_client_runtime::schema::Schema for RawExtension {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"x-kubernetes-preserve-unknown-fields\":true}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for RawExtension {
+    type Apply = RawExtension;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Deduced;
+}

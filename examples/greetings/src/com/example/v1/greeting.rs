@@ -418,7 +418,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Greeting {
 impl ::k8s_client_runtime::apply::MergeFields for GreetingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -437,8 +437,16 @@ impl ::k8s_client_runtime::apply::MergeFields for GreetingApply {
                     <crate::com::example::v1::GreetingStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Greeting {
+    type Apply = GreetingApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <GreetingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GreetingSpec {
@@ -578,7 +586,23 @@ impl GreetingSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for GreetingSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for GreetingSpec {
+    type Apply = GreetingSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <GreetingSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for GreetingSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"message\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"replicas\":{\"description\":\"Default: `1`.\",\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"message\"],\"type\":\"object\"}",
+            &[],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -743,7 +767,7 @@ impl GreetingStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for GreetingStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -756,6 +780,27 @@ impl ::k8s_client_runtime::apply::MergeFields for GreetingStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for GreetingStatus {
+    type Apply = GreetingStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <GreetingStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for GreetingStatus {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"conditions\":{\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"type\"],\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-map-type\":\"granular\"},\"observedGeneration\":{\"format\":\"int64\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/conditions/items",
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::Condition as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }

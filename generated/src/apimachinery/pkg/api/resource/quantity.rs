@@ -121,3 +121,16 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Quantity {
         ::k8s_client_runtime::protobuf::special::encode_quantity(writer, &self.0);
     }
 }
+impl ::k8s_client_runtime::schema::Schema for Quantity {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"string\"}],\"x-kubernetes-int-or-string\":true}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Quantity {
+    type Apply = Quantity;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
+}

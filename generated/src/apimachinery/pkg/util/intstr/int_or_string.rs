@@ -74,3 +74,16 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for IntOrString {
         ::k8s_client_runtime::protobuf::special::encode_int_or_string(writer, &value);
     }
 }
+impl ::k8s_client_runtime::schema::Schema for IntOrString {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"x-kubernetes-int-or-string\":true}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IntOrString {
+    type Apply = IntOrString;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
+}

@@ -416,7 +416,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Gadget {
 impl ::k8s_client_runtime::apply::MergeFields for GadgetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -429,8 +429,16 @@ impl ::k8s_client_runtime::apply::MergeFields for GadgetApply {
                     <crate::com::example::v1::GadgetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Gadget {
+    type Apply = GadgetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <GadgetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GadgetSpec {
@@ -540,6 +548,22 @@ impl GadgetSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for GadgetSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for GadgetSpec {
+    type Apply = GadgetSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <GadgetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for GadgetSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"size\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

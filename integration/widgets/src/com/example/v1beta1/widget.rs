@@ -418,7 +418,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Widget {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -437,8 +437,16 @@ impl ::k8s_client_runtime::apply::MergeFields for WidgetApply {
                     <crate::com::example::v1beta1::WidgetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Widget {
+    type Apply = WidgetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpec {
@@ -760,7 +768,7 @@ impl WidgetSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "labels",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -790,7 +798,40 @@ impl ::k8s_client_runtime::apply::MergeFields for WidgetSpecApply {
                 ),
             ),
             ("template", ::k8s_client_runtime::apply::Merge::Deduced),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetSpec {
+    type Apply = WidgetSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for WidgetSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"color\":{\"x-kubernetes-map-type\":\"granular\"},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\",\"x-kubernetes-map-type\":\"granular\"},\"notBefore\":{\"x-kubernetes-map-type\":\"granular\"},\"ports\":{\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"name\"],\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-map-type\":\"granular\"},\"replicas\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"size\":{\"x-kubernetes-map-type\":\"granular\"},\"tags\":{\"items\":{\"type\":\"string\"},\"type\":\"array\",\"x-kubernetes-list-type\":\"set\",\"x-kubernetes-map-type\":\"granular\"},\"template\":{\"x-kubernetes-map-type\":\"granular\",\"x-kubernetes-preserve-unknown-fields\":true}},\"required\":[\"replicas\"],\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/color",
+                    <crate::com::example::v1beta1::WidgetSpecColor as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/notBefore",
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::Time as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/ports/items",
+                    <crate::com::example::v1beta1::WidgetSpecPorts as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/size",
+                    <::k8s_client::apimachinery::pkg::util::intstr::IntOrString as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -853,6 +894,19 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecColor {
             |value| WidgetSpecColor::from(value),
         )
     }
+}
+impl ::k8s_client_runtime::schema::Schema for WidgetSpecColor {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"enum\":[\"red\",\"green\",\"blue\"],\"type\":\"string\"}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetSpecColor {
+    type Apply = WidgetSpecColor;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpecPorts {
@@ -1011,7 +1065,28 @@ impl WidgetSpecPortsApply {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetSpecPortsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetSpecPorts {
+    type Apply = WidgetSpecPortsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetSpecPortsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for WidgetSpecPorts {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"name\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"port\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"protocol\":{\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"name\",\"port\"],\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/protocol",
+                    <crate::com::example::v1beta1::WidgetSpecPortsProtocol as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1070,6 +1145,19 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecPortsProtocol {
             |value| WidgetSpecPortsProtocol::from(value),
         )
     }
+}
+impl ::k8s_client_runtime::schema::Schema for WidgetSpecPortsProtocol {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"enum\":[\"TCP\",\"UDP\"],\"type\":\"string\"}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetSpecPortsProtocol {
+    type Apply = WidgetSpecPortsProtocol;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetStatus {
@@ -1282,7 +1370,7 @@ impl WidgetStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -1295,6 +1383,27 @@ impl ::k8s_client_runtime::apply::MergeFields for WidgetStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetStatus {
+    type Apply = WidgetStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for WidgetStatus {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"conditions\":{\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"type\"],\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-map-type\":\"granular\"},\"observedGeneration\":{\"format\":\"int64\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"replicas\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"selector\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/conditions/items",
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::Condition as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }

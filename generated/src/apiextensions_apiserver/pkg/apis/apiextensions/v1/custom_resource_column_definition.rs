@@ -360,6 +360,14 @@ impl CustomResourceColumnDefinitionApply {
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceColumnDefinitionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceColumnDefinition {
+    type Apply = CustomResourceColumnDefinitionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceColumnDefinitionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -210,13 +210,21 @@ impl CustomResourceConversionApply {
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceConversionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "webhook",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookConversionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceConversion {
+    type Apply = CustomResourceConversionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceConversionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

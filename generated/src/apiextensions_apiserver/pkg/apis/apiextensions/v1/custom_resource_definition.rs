@@ -472,7 +472,7 @@ impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinition {
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -491,6 +491,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionApply 
                     <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceDefinition {
+    type Apply = CustomResourceDefinitionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceDefinitionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

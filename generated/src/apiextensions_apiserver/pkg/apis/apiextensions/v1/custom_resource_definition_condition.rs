@@ -361,6 +361,14 @@ impl ::k8s_client_runtime::apply::MergeFields
 for CustomResourceDefinitionConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceDefinitionCondition {
+    type Apply = CustomResourceDefinitionConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceDefinitionConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -396,6 +396,14 @@ impl CustomResourceDefinitionNamesApply {
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionNamesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceDefinitionNames {
+    type Apply = CustomResourceDefinitionNamesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceDefinitionNamesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

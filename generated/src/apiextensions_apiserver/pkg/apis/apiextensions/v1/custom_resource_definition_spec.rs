@@ -384,7 +384,7 @@ impl CustomResourceDefinitionSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conversion",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -397,6 +397,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionSpecAp
                     <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionNamesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceDefinitionSpec {
+    type Apply = CustomResourceDefinitionSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceDefinitionSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -335,7 +335,7 @@ impl CustomResourceDefinitionStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "acceptedNames",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -354,6 +354,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionStatus
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceDefinitionStatus {
+    type Apply = CustomResourceDefinitionStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceDefinitionStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

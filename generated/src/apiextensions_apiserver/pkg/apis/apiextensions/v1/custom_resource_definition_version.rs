@@ -537,7 +537,7 @@ impl CustomResourceDefinitionVersionApply {
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionVersionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "schema",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -550,6 +550,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CustomResourceDefinitionVersio
                     <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourcesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceDefinitionVersion {
+    type Apply = CustomResourceDefinitionVersionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceDefinitionVersionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -95,6 +95,14 @@ impl CustomResourceSubresourceStatusApply {}
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceSubresourceStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceSubresourceStatus {
+    type Apply = CustomResourceSubresourceStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceSubresourceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

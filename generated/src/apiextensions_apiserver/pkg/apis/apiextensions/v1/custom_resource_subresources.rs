@@ -223,7 +223,7 @@ impl CustomResourceSubresourcesApply {
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceSubresourcesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "scale",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -236,6 +236,14 @@ impl ::k8s_client_runtime::apply::MergeFields for CustomResourceSubresourcesAppl
                     <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceSubresourceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceSubresources {
+    type Apply = CustomResourceSubresourcesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceSubresourcesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

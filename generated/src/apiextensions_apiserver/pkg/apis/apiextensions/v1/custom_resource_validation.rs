@@ -175,13 +175,21 @@ impl CustomResourceValidationApply {
 impl ::k8s_client_runtime::apply::MergeFields for CustomResourceValidationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "openAPIV3Schema",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaPropsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for CustomResourceValidation {
+    type Apply = CustomResourceValidationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <CustomResourceValidationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -199,6 +199,14 @@ impl ExternalDocumentationApply {
 impl ::k8s_client_runtime::apply::MergeFields for ExternalDocumentationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ExternalDocumentation {
+    type Apply = ExternalDocumentationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ExternalDocumentationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -36,3 +36,8 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for JSON {
         ::k8s_client_runtime::protobuf::special::encode_json_value(writer, &self.0);
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JSON {
+    type Apply = JSON;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Deduced;
+}

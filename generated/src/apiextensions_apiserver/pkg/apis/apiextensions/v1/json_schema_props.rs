@@ -2070,7 +2070,7 @@ impl JSONSchemaPropsApply {
 impl ::k8s_client_runtime::apply::MergeFields for JSONSchemaPropsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             ("additionalItems", ::k8s_client_runtime::apply::Merge::Deduced),
             ("additionalProperties", ::k8s_client_runtime::apply::Merge::Deduced),
             ("default", ::k8s_client_runtime::apply::Merge::Deduced),
@@ -2132,6 +2132,14 @@ impl ::k8s_client_runtime::apply::MergeFields for JSONSchemaPropsApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JSONSchemaProps {
+    type Apply = JSONSchemaPropsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <JSONSchemaPropsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -87,3 +87,8 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaPropsOrArray {
         }
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JSONSchemaPropsOrArray {
+    type Apply = JSONSchemaPropsOrArray;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Deduced;
+}

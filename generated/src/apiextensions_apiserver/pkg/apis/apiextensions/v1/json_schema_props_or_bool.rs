@@ -83,3 +83,8 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaPropsOrBool {
         }
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JSONSchemaPropsOrBool {
+    type Apply = JSONSchemaPropsOrBool;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Deduced;
+}

@@ -92,3 +92,8 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for JSONSchemaPropsOrStringArra
         }
     }
 }
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for JSONSchemaPropsOrStringArray {
+    type Apply = JSONSchemaPropsOrStringArray;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Deduced;
+}

@@ -151,6 +151,14 @@ impl SelectableFieldApply {
 impl ::k8s_client_runtime::apply::MergeFields for SelectableFieldApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for SelectableField {
+    type Apply = SelectableFieldApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <SelectableFieldApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

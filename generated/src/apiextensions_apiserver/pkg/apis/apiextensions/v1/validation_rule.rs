@@ -459,6 +459,14 @@ impl ValidationRuleApply {
 impl ::k8s_client_runtime::apply::MergeFields for ValidationRuleApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ValidationRule {
+    type Apply = ValidationRuleApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ValidationRuleApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -228,13 +228,21 @@ impl WebhookConversionApply {
 impl ::k8s_client_runtime::apply::MergeFields for WebhookConversionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "clientConfig",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::WebhookClientConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WebhookConversion {
+    type Apply = WebhookConversionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WebhookConversionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

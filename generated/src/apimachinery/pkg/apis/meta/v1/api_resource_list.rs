@@ -231,6 +231,14 @@ impl ::k8s_client_runtime::apply::MergeFields for APIResourceList {
 impl ::k8s_client_runtime::apply::MergeFields for APIResourceListApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIResourceList {
+    type Apply = APIResourceListApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIResourceListApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -339,8 +339,16 @@ impl ConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for ConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Condition {
+    type Apply = ConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 impl ::k8s_client_runtime::object::StatusCondition for Condition {
     fn condition_type(&self) -> &str {
@@ -360,5 +368,18 @@ impl ::k8s_client_runtime::object::StatusCondition for Condition {
         time: ::k8s_client_runtime::codec::Timestamp,
     ) {
         self.last_transition_time = time.into();
+    }
+}
+impl ::k8s_client_runtime::schema::Schema for Condition {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"description\":\"Condition contains details for one aspect of the current state of this API Resource.\",\"properties\":{\"lastTransitionTime\":{\"description\":\"lastTransitionTime is the last time the condition transitioned from one status to another. This should be when the underlying condition changed.  If that is not known, then using the time when the API field changed is acceptable.\"},\"message\":{\"description\":\"message is a human readable message indicating details about the transition. This may be an empty string.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"observedGeneration\":{\"description\":\"observedGeneration represents the .metadata.generation that the condition was set based upon. For instance, if .metadata.generation is currently 12, but the .status.conditions[x].observedGeneration is 9, the condition is out of date with respect to the current state of the instance.\",\"format\":\"int64\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"reason\":{\"description\":\"reason contains a programmatic identifier indicating the reason for the condition's last transition. Producers of specific condition types may define expected values and meanings for this field, and whether the values are considered a guaranteed API. The value should be a CamelCase string. This field may not be empty.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"status\":{\"description\":\"status of the condition, one of True, False, Unknown.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"type\":{\"description\":\"type of condition in CamelCase or in foo.example.com/CamelCase.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"lastTransitionTime\",\"message\",\"reason\",\"status\",\"type\"],\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/lastTransitionTime",
+                    <crate::apimachinery::pkg::apis::meta::v1::Time as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }

@@ -416,13 +416,21 @@ impl ::k8s_client_runtime::apply::MergeFields for DeleteOptions {
 impl ::k8s_client_runtime::apply::MergeFields for DeleteOptionsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "preconditions",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::apimachinery::pkg::apis::meta::v1::PreconditionsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeleteOptions {
+    type Apply = DeleteOptionsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeleteOptionsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -37,3 +37,16 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for FieldsV1 {
         ::k8s_client_runtime::protobuf::special::encode_raw_json(writer, &self.0);
     }
 }
+impl ::k8s_client_runtime::schema::Schema for FieldsV1 {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for FieldsV1 {
+    type Apply = FieldsV1;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Deduced;
+}

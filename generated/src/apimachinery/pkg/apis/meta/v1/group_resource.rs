@@ -185,6 +185,22 @@ impl GroupResourceApply {
 impl ::k8s_client_runtime::apply::MergeFields for GroupResourceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for GroupResource {
+    type Apply = GroupResourceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <GroupResourceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for GroupResource {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"description\":\"GroupResource specifies a Group and a Resource, but does not force a version.  This is useful for identifying concepts during lookup stages without having partially valid types\",\"properties\":{\"group\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"resource\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"group\",\"resource\"],\"type\":\"object\"}",
+            &[],
+        )
     }
 }

@@ -233,15 +233,21 @@ impl LabelSelectorApply {
 impl ::k8s_client_runtime::apply::MergeFields for LabelSelectorApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "matchLabels",
                 ::k8s_client_runtime::apply::Merge::Map(
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for LabelSelector {
+    type Apply = LabelSelectorApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }
 impl LabelSelector {
     /// This selector in the form listers and `ListOptions` use. An empty
@@ -269,5 +275,18 @@ impl LabelSelector {
                 );
         }
         ::k8s_client_runtime::selector::LabelSelector::from_match(labels, expressions)
+    }
+}
+impl ::k8s_client_runtime::schema::Schema for LabelSelector {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"description\":\"A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.\",\"properties\":{\"matchExpressions\":{\"description\":\"matchExpressions is a list of label selector requirements. The requirements are ANDed.\",\"items\":{},\"type\":\"array\",\"x-kubernetes-map-type\":\"granular\"},\"matchLabels\":{\"additionalProperties\":{\"type\":\"string\"},\"description\":\"matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is \\\"key\\\", the operator is \\\"In\\\", and the values array contains only \\\"value\\\". The requirements are ANDed.\",\"type\":\"object\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\",\"x-kubernetes-map-type\":\"atomic\"}",
+            &[
+                (
+                    "/properties/matchExpressions/items",
+                    <crate::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }

@@ -419,6 +419,33 @@ impl ManagedFieldsEntryApply {
 impl ::k8s_client_runtime::apply::MergeFields for ManagedFieldsEntryApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[("fieldsV1", ::k8s_client_runtime::apply::Merge::Deduced)]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
+            ("fieldsV1", ::k8s_client_runtime::apply::Merge::Deduced),
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ManagedFieldsEntry {
+    type Apply = ManagedFieldsEntryApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ManagedFieldsEntryApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for ManagedFieldsEntry {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"description\":\"ManagedFieldsEntry is a workflow-id, a FieldSet and the group version of the resource that the fieldset applies to.\",\"properties\":{\"apiVersion\":{\"description\":\"APIVersion defines the version of this resource that this field set applies to. The format is \\\"group/version\\\" just like the top-level APIVersion field. It is necessary to track the version of a field set because it cannot be automatically converted.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"fieldsType\":{\"description\":\"FieldsType is the discriminator for the different fields format and version. There is currently only one possible value: \\\"FieldsV1\\\"\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"fieldsV1\":{\"description\":\"FieldsV1 holds the first JSON version format as described in the \\\"FieldsV1\\\" type.\"},\"manager\":{\"description\":\"Manager is an identifier of the workflow managing these fields.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"operation\":{\"description\":\"Operation is the type of operation which lead to this ManagedFieldsEntry being created. The only valid values for this field are 'Apply' and 'Update'.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"subresource\":{\"description\":\"Subresource is the name of the subresource used to update that object, or empty string if the object was updated through the main resource. The value of this field is used to distinguish between managers, even if they share the same name. For example, a status update will be distinct from a regular update using the same manager name. Note that the APIVersion field is not related to the Subresource field and it always corresponds to the version of the main resource.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"time\":{\"description\":\"Time is the timestamp of when the ManagedFields entry was added. The timestamp will also be updated if a field is added, the manager changes any of the owned fields value or removes a field. The timestamp does not update when a field is removed from the entry because another manager took it over.\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/fieldsV1",
+                    <crate::apimachinery::pkg::apis::meta::v1::FieldsV1 as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/time",
+                    <crate::apimachinery::pkg::apis::meta::v1::Time as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }

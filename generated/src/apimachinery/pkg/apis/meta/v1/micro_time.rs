@@ -79,3 +79,16 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for MicroTime {
         ::k8s_client_runtime::protobuf::special::encode_micro_time(writer, self.0);
     }
 }
+impl ::k8s_client_runtime::schema::Schema for MicroTime {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"format\":\"date-time\",\"type\":\"string\"}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for MicroTime {
+    type Apply = MicroTime;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
+}

@@ -336,8 +336,14 @@ impl OwnerReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for OwnerReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for OwnerReference {
+    type Apply = OwnerReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }
 impl ::std::convert::From<::k8s_client_runtime::object::OwnerReference>
 for OwnerReference {
@@ -377,5 +383,13 @@ for OwnerReferenceApply {
             name: ::std::option::Option::Some(r.name),
             uid: ::std::option::Option::Some(r.uid),
         }
+    }
+}
+impl ::k8s_client_runtime::schema::Schema for OwnerReference {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"description\":\"OwnerReference contains enough information to let you identify an owning object. An owning object must be in the same namespace as the dependent, or be cluster-scoped, so there is no namespace field.\",\"properties\":{\"apiVersion\":{\"description\":\"API version of the referent.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"blockOwnerDeletion\":{\"description\":\"If true, AND if the owner has the \\\"foregroundDeletion\\\" finalizer, then the owner cannot be deleted from the key-value store until this reference is removed. See https://kubernetes.io/docs/concepts/architecture/garbage-collection/#foreground-deletion for how the garbage collector interacts with this field and enforces the foreground deletion. Defaults to false. To set this field, a user needs \\\"delete\\\" permission of the owner, otherwise 422 (Unprocessable Entity) will be returned.\",\"type\":\"boolean\",\"x-kubernetes-map-type\":\"granular\"},\"controller\":{\"description\":\"If true, this reference points to the managing controller.\",\"type\":\"boolean\",\"x-kubernetes-map-type\":\"granular\"},\"kind\":{\"description\":\"Kind of the referent. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"name\":{\"description\":\"Name of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"uid\":{\"description\":\"UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#uids\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"apiVersion\",\"kind\",\"name\",\"uid\"],\"type\":\"object\",\"x-kubernetes-map-type\":\"atomic\"}",
+            &[],
+        )
     }
 }

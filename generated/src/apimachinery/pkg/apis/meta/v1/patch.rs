@@ -36,3 +36,16 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Patch {
         ::k8s_client_runtime::protobuf::special::encode_json_value(writer, &self.0);
     }
 }
+impl ::k8s_client_runtime::schema::Schema for Patch {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"x-kubernetes-preserve-unknown-fields\":true}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Patch {
+    type Apply = Patch;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Deduced;
+}

@@ -203,6 +203,22 @@ impl PreconditionsApply {
 impl ::k8s_client_runtime::apply::MergeFields for PreconditionsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Preconditions {
+    type Apply = PreconditionsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PreconditionsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for Preconditions {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"description\":\"Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.\",\"properties\":{\"resourceVersion\":{\"description\":\"Specifies the target ResourceVersion\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"uid\":{\"description\":\"Specifies the target UID.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

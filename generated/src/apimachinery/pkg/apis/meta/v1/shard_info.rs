@@ -151,6 +151,22 @@ impl ShardInfoApply {
 impl ::k8s_client_runtime::apply::MergeFields for ShardInfoApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ShardInfo {
+    type Apply = ShardInfoApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ShardInfoApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for ShardInfo {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"description\":\"ShardInfo describes the shard selector that was applied to produce a list response. Its presence on a list response indicates the list is a filtered subset.\",\"properties\":{\"selector\":{\"description\":\"selector is the shard selector string from the request, echoed back so clients can verify which shard they received and merge responses from multiple shards.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"selector\"],\"type\":\"object\"}",
+            &[],
+        )
     }
 }

@@ -393,7 +393,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Status {
 impl ::k8s_client_runtime::apply::MergeFields for StatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "details",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -406,6 +406,14 @@ impl ::k8s_client_runtime::apply::MergeFields for StatusApply {
                     <crate::apimachinery::pkg::apis::meta::v1::ListMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Status {
+    type Apply = StatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <StatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -77,3 +77,16 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Time {
         ::k8s_client_runtime::protobuf::special::encode_time(writer, self.0);
     }
 }
+impl ::k8s_client_runtime::schema::Schema for Time {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"format\":\"date-time\",\"type\":\"string\"}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Time {
+    type Apply = Time;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
+}

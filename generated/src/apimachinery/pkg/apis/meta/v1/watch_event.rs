@@ -187,6 +187,29 @@ impl WatchEventApply {
 impl ::k8s_client_runtime::apply::MergeFields for WatchEventApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[("object", ::k8s_client_runtime::apply::Merge::Deduced)]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
+            ("object", ::k8s_client_runtime::apply::Merge::Deduced),
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WatchEvent {
+    type Apply = WatchEventApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WatchEventApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for WatchEvent {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"description\":\"Event represents a single event to a watched resource.\",\"properties\":{\"object\":{\"description\":\"Object is:\\n * If Type is Added or Modified: the new state of the object.\\n * If Type is Deleted: the state of the object immediately before deletion.\\n * If Type is Error: *Status is recommended; other types may make sense\\n   depending on context.\"},\"type\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"object\",\"type\"],\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/object",
+                    <crate::apimachinery::pkg::runtime::RawExtension as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }

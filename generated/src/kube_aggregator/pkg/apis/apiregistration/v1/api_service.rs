@@ -476,7 +476,7 @@ impl ::k8s_client_runtime::apply::MergeFields for APIService {
 impl ::k8s_client_runtime::apply::MergeFields for APIServiceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -495,6 +495,14 @@ impl ::k8s_client_runtime::apply::MergeFields for APIServiceApply {
                     <crate::kube_aggregator::pkg::apis::apiregistration::v1::APIServiceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIService {
+    type Apply = APIServiceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIServiceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -316,6 +316,14 @@ impl APIServiceConditionApply {
 impl ::k8s_client_runtime::apply::MergeFields for APIServiceConditionApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIServiceCondition {
+    type Apply = APIServiceConditionApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIServiceConditionApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -395,13 +395,21 @@ impl APIServiceSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for APIServiceSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "service",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::kube_aggregator::pkg::apis::apiregistration::v1::ServiceReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIServiceSpec {
+    type Apply = APIServiceSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIServiceSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

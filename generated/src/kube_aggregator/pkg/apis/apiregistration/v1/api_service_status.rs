@@ -175,7 +175,7 @@ impl APIServiceStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for APIServiceStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -190,6 +190,14 @@ impl ::k8s_client_runtime::apply::MergeFields for APIServiceStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIServiceStatus {
+    type Apply = APIServiceStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIServiceStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -228,6 +228,14 @@ impl ServiceReferenceApply {
 impl ::k8s_client_runtime::apply::MergeFields for ServiceReferenceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ServiceReference {
+    type Apply = ServiceReferenceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ServiceReferenceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

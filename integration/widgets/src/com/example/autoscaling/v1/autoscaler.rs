@@ -418,7 +418,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Autoscaler {
 impl ::k8s_client_runtime::apply::MergeFields for AutoscalerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -437,8 +437,16 @@ impl ::k8s_client_runtime::apply::MergeFields for AutoscalerApply {
                     <crate::com::example::autoscaling::v1::AutoscalerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Autoscaler {
+    type Apply = AutoscalerApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AutoscalerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AutoscalerSpec {
@@ -579,7 +587,23 @@ impl AutoscalerSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for AutoscalerSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AutoscalerSpec {
+    type Apply = AutoscalerSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AutoscalerSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for AutoscalerSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"minReplicas\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"target\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -690,6 +714,22 @@ impl AutoscalerStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for AutoscalerStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AutoscalerStatus {
+    type Apply = AutoscalerStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AutoscalerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for AutoscalerStatus {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"recommendation\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

@@ -421,7 +421,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Postgresql {
 impl ::k8s_client_runtime::apply::MergeFields for PostgresqlApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -440,8 +440,16 @@ impl ::k8s_client_runtime::apply::MergeFields for PostgresqlApply {
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Postgresql {
+    type Apply = PostgresqlApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PostgresqlApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PostgresqlSpec {
@@ -580,6 +588,22 @@ impl PostgresqlSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for PostgresqlSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PostgresqlSpec {
+    type Apply = PostgresqlSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PostgresqlSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for PostgresqlSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"numberOfInstances\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"teamId\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"numberOfInstances\",\"teamId\"],\"type\":\"object\"}",
+            &[],
+        )
     }
 }

@@ -1,0 +1,8 @@
+use k8s_client_derive::CustomResource;
+
+#[derive(CustomResource)]
+pub struct GreetingSpec {
+    pub message: String,
+}
+
+fn main() {}
