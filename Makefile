@@ -215,6 +215,7 @@ check-features:
 	$(CARGO) clippy --quiet -p k8s-client --no-default-features -- -D warnings
 	$(CARGO) clippy --quiet -p k8s-client --no-default-features --features core -- -D warnings
 	$(CARGO) clippy --quiet -p k8s-client --no-default-features --features core,informers -- -D warnings
+	$(CARGO) clippy --quiet -p k8s-client --no-default-features --features derive,apply -- -D warnings
 	$(CARGO) clippy --quiet -p k8s-client-gen -- -D warnings
 
 include testenv/testenv.mk

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make check-package`: the crates as crates.io would get them, used as a
 # user would use them.
-#  1. `cargo package` of the runtime, the Kubernetes crate and the generator
+#  1. `cargo package` of the runtime, the Kubernetes crate, the generator and the derives
 #     (one run: cargo resolves their dependencies on each other among the
 #     packages themselves); each .crate's size, refused above crates.io's
 #     10 MB limit.
@@ -16,8 +16,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 CARGO=${CARGO:-cargo}
 testenv=${TESTENV_BIN:-$root/.testenv/bin/kube-testenv}
 work="$root/target/check-package"
-packages=(k8s-client-runtime k8s-client k8s-client-gen)
-declare -A dirs=([k8s-client-runtime]=runtime [k8s-client]=generated [k8s-client-gen]=generator)
+packages=(k8s-client-runtime k8s-client k8s-client-gen k8s-client-derive)
+declare -A dirs=([k8s-client-runtime]=runtime [k8s-client]=generated [k8s-client-gen]=generator [k8s-client-derive]=derive)
 limit=$((10 * 1024 * 1024))
 
 [ -x "$testenv" ] || { echo "check-package: $testenv is missing: run 'make testenv-build'" >&2; exit 1; }

@@ -24,5 +24,7 @@ pub fn custom_resource(input: TokenStream) -> TokenStream {
 /// configuration: see `k8s_client::Schema`.
 #[proc_macro_derive(Schema, attributes(schema))]
 pub fn schema(input: TokenStream) -> TokenStream {
-    k8s_client_gen::derive::schema(input.into(), options()).unwrap_or_else(k8s_client_gen::derive::to_compile_error).into()
+    k8s_client_gen::derive::schema(input.into(), options())
+        .unwrap_or_else(k8s_client_gen::derive::to_compile_error)
+        .into()
 }

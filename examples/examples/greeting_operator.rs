@@ -68,7 +68,7 @@ async fn reconcile(request: Request<Greeting>, ctx: Arc<Context>) -> Result<Acti
 /// those beyond `replicas` deleted, then the status.
 async fn apply(greeting: &Greeting, ctx: &Context) -> Result<Action, BoxError> {
     let (namespace, name) = (greeting.namespace().unwrap_or_default(), greeting.name().unwrap_or_default());
-    let spec = greeting.spec.clone().unwrap_or_default();
+    let spec = &greeting.spec;
     let replicas = spec.replicas.unwrap_or(1).max(0);
     let configmaps = Clientset::new(ctx.client.clone()).core_v1().config_maps(namespace);
     for i in 0..replicas {

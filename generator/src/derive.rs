@@ -54,7 +54,7 @@ pub fn custom_resource(input: TokenStream, options: Options) -> Result<TokenStre
     };
     let mut api = base_api();
     let spec = declared_struct(&input, &data.fields, &mut api)?;
-    let kind = crd::add_kind(&mut api, &resource, &spec)?;
+    let kind = crd::add_kind(&mut api, &resource, &spec, input.ident.span())?;
     let plan = crate::plan::plan(&api, &GroupNames::default()).map_err(|e| Error::new(input.ident.span(), e))?;
     let gates = options.gates();
     let mut out = emit_type_with(&api, &plan, &api.types[&spec], &gates);
@@ -220,3 +220,6 @@ pub fn to_compile_error(e: Error) -> TokenStream {
     let error = e.to_compile_error();
     quote!(#error)
 }
+
+#[cfg(test)]
+mod tests;

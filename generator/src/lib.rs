@@ -17,8 +17,8 @@
 
 mod builder;
 pub mod cluster;
-pub mod derive;
 pub mod crd;
+pub mod derive;
 pub mod emit;
 pub mod error;
 pub mod ir;

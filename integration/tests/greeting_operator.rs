@@ -91,7 +91,7 @@ async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, mut check: imp
 fn greeting(name: &str, message: &str, replicas: i32) -> Greeting {
     Greeting {
         metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
-        spec: Some(GreetingSpec { message: message.into(), replicas: Some(replicas) }),
+        spec: GreetingSpec { message: message.into(), replicas: Some(replicas) },
         ..Default::default()
     }
 }

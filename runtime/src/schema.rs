@@ -29,23 +29,65 @@ pub trait Schema {
     fn schema() -> Value;
 }
 
+/// A type's [`Schema::schema`].
+pub type SchemaFn = fn() -> Value;
+
 /// A schema given as a JSON template with other types' schemas placed in
 /// it: each `(pointer, schema)` puts `schema()` at the JSON pointer,
 /// keeping the keywords the template already has there (a field's
 /// description and validation win over the held type's). What derived
 /// [`Schema`] impls call.
-pub fn from_template(template: &str, places: &[(&str, fn() -> Value)]) -> Value {
+///
+/// A type holding itself through others (which no derive sees) would be an
+/// endless tree: below [`MAX_DEPTH`] nested schemas, a held type's schema
+/// is cut to an object preserving unknown fields.
+pub fn from_template(template: &str, places: &[(&str, SchemaFn)]) -> Value {
     let mut root: Value = serde_json::from_str(template).unwrap_or_else(|_| Value::Object(JsonMap::new()));
+    let Some(_depth) = DepthGuard::enter() else {
+        return serde_json::json!({
+            "type": "object",
+            "x-kubernetes-preserve-unknown-fields": true,
+            "description": format!("Nested deeper than {MAX_DEPTH} schemas: a type holds itself."),
+        });
+    };
     for (pointer, schema) in places {
-        if let Some(Value::Object(at)) = root.pointer_mut(pointer) {
-            if let Value::Object(held) = schema() {
-                for (key, value) in held {
-                    at.entry(key).or_insert(value);
-                }
+        if let Some(Value::Object(at)) = root.pointer_mut(pointer)
+            && let Value::Object(held) = schema()
+        {
+            for (key, value) in held {
+                at.entry(key).or_insert(value);
             }
         }
     }
     root
+}
+
+/// How deep schemas nest in [`from_template`] before one is cut.
+pub const MAX_DEPTH: usize = 64;
+
+thread_local! {
+    static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One level of [`from_template`]'s nesting, left when dropped.
+struct DepthGuard;
+
+impl DepthGuard {
+    fn enter() -> Option<DepthGuard> {
+        DEPTH.with(|d| {
+            if d.get() >= MAX_DEPTH {
+                return None;
+            }
+            d.set(d.get() + 1);
+            Some(DepthGuard)
+        })
+    }
+}
+
+impl Drop for DepthGuard {
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
 }
 
 fn typed(ty: &str, format: Option<&str>) -> Value {
@@ -196,7 +238,8 @@ pub fn merge_crds<C: Serialize + DeserializeOwned>(crds: Vec<C>, storage: &str) 
     };
     let mut versions = versions_of(&mut merged, 0)?;
     for (index, mut other) in iter {
-        for (field, pointer) in [("spec.group", "/spec/group"), ("spec.names", "/spec/names"), ("spec.scope", "/spec/scope")]
+        for (field, pointer) in
+            [("spec.group", "/spec/group"), ("spec.names", "/spec/names"), ("spec.scope", "/spec/scope")]
         {
             let (expected, found) = (merged.pointer(pointer), other.pointer(pointer));
             if expected != found {
@@ -252,9 +295,38 @@ mod tests {
         assert_eq!(schema["properties"]["all"]["items"]["type"], "object");
     }
 
+    struct Ping;
+    struct Pong;
+    impl Schema for Ping {
+        fn schema() -> Value {
+            from_template(r#"{"type":"object","properties":{"pong":{}}}"#, &[("/properties/pong", Pong::schema)])
+        }
+    }
+    impl Schema for Pong {
+        fn schema() -> Value {
+            from_template(r#"{"type":"object","properties":{"ping":{}}}"#, &[("/properties/ping", Ping::schema)])
+        }
+    }
+
+    #[test]
+    fn types_holding_each_other_are_cut_not_endless() {
+        let schema = Ping::schema();
+        let mut at = &schema;
+        let mut depth = 0;
+        while let Some(next) = at["properties"].as_object().and_then(|p| p.values().next()) {
+            at = next;
+            depth += 1;
+        }
+        assert_eq!(depth, MAX_DEPTH);
+        assert_eq!(at["x-kubernetes-preserve-unknown-fields"], true);
+    }
+
     #[test]
     fn containers_hold_their_elements_schemas() {
-        assert_eq!(<Vec<Option<i32>>>::schema(), serde_json::json!({"type": "array", "items": {"type": "integer", "format": "int32"}}));
+        assert_eq!(
+            <Vec<Option<i32>>>::schema(),
+            serde_json::json!({"type": "array", "items": {"type": "integer", "format": "int32"}})
+        );
         assert_eq!(<BTreeMap<String, bool>>::schema()["additionalProperties"]["type"], "boolean");
     }
 

@@ -38,7 +38,9 @@ pub struct ResourceAttrs {
     /// label_selector_path = "...")`: the scale subresource.
     pub scale: Option<Value>,
     /// `deprecated` or `deprecated = "warning"`.
-    pub deprecated: Option<Option<String>>,
+    pub deprecated: bool,
+    /// The warning of `deprecated = "warning"`.
+    pub deprecation_warning: Option<String>,
     /// `served = false`: the version is defined but not served.
     pub served: Option<bool>,
 }
@@ -277,20 +279,20 @@ impl ResourceAttrs {
     /// item's, for what is missing.
     pub fn parse(attrs: &[Attribute], span: proc_macro2::Span) -> Result<ResourceAttrs> {
         let mut out = ResourceAttrs::default();
-        let mut seen = false;
+        let mut seen = None;
         for attr in attrs.iter().filter(|a| a.path().is_ident("resource")) {
-            seen = true;
+            seen = Some(attr.path().span());
             attr.parse_nested_meta(|meta| out.one(&meta))?;
         }
-        if !seen {
+        let Some(attr_span) = seen else {
             return Err(Error::new(
                 span,
                 "#[derive(CustomResource)] needs #[resource(group = \"...\", version = \"...\", kind = \"...\")]",
             ));
-        }
+        };
         for (name, value) in [("group", &out.group), ("version", &out.version), ("kind", &out.kind)] {
             if value.as_deref().is_none_or(str::is_empty) {
-                return Err(Error::new(span, format!("#[resource(...)] needs `{name} = \"...\"`")));
+                return Err(Error::new(attr_span, format!("#[resource(...)] needs `{name} = \"...\"`")));
             }
         }
         Ok(out)
@@ -321,7 +323,10 @@ impl ResourceAttrs {
             "selectable" => self.selectable_fields.push(string(meta)?),
             "served" => self.served = Some(flag(meta)?),
             "deprecated" => {
-                self.deprecated = Some(if meta.input.peek(syn::Token![=]) { Some(string(meta)?) } else { None });
+                self.deprecated = true;
+                if meta.input.peek(syn::Token![=]) {
+                    self.deprecation_warning = Some(string(meta)?);
+                }
             }
             "printcolumn" => {
                 let mut column = serde_json::Map::new();
@@ -348,7 +353,13 @@ impl ResourceAttrs {
                 })?;
                 for needed in ["name", "type", "jsonPath"] {
                     if !column.contains_key(needed) {
-                        let key = if needed == "type" { "type_" } else if needed == "jsonPath" { "json_path" } else { needed };
+                        let key = if needed == "type" {
+                            "type_"
+                        } else if needed == "jsonPath" {
+                            "json_path"
+                        } else {
+                            needed
+                        };
                         return Err(meta.error(format!("printcolumn(...) needs `{key} = \"...\"`")));
                     }
                 }
@@ -371,7 +382,9 @@ impl ResourceAttrs {
                     scale.insert(key.into(), string(&m)?.into());
                     Ok(())
                 })?;
-                for (needed, key) in [("specReplicasPath", "spec_replicas_path"), ("statusReplicasPath", "status_replicas_path")] {
+                for (needed, key) in
+                    [("specReplicasPath", "spec_replicas_path"), ("statusReplicasPath", "status_replicas_path")]
+                {
                     if !scale.contains_key(needed) {
                         return Err(meta.error(format!("scale(...) needs `{key} = \"...\"`")));
                     }

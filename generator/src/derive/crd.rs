@@ -64,15 +64,17 @@ fn field(json: &str, ty: FieldType, required: bool, doc: &str) -> Field {
 }
 
 /// The kind `attrs` describes, with `spec` its spec, added to `api`.
-pub fn add_kind(api: &mut Api, attrs: &ResourceAttrs, spec: &str) -> Result<Kind> {
+pub fn add_kind(api: &mut Api, attrs: &ResourceAttrs, spec: &str, span: proc_macro2::Span) -> Result<Kind> {
     let (group, version, kind) = (
         attrs.group.clone().unwrap_or_default(),
         attrs.version.clone().unwrap_or_default(),
         attrs.kind.clone().unwrap_or_default(),
     );
-    let span = proc_macro2::Span::call_site();
     if kind == spec {
-        return Err(Error::new(span, format!("the spec struct is named `{spec}`, the kind's own name: name it `{kind}Spec`")));
+        return Err(Error::new(
+            span,
+            format!("the spec struct is named `{spec}`, the kind's own name: name it `{kind}Spec`"),
+        ));
     }
     let status = match &attrs.status {
         Some((path, span)) => {
@@ -238,11 +240,11 @@ fn crd_template(attrs: &ResourceAttrs, kind: &Kind) -> (Value, Vec<(String, Stri
         let fields: Vec<Value> = attrs.selectable_fields.iter().map(|p| json!({"jsonPath": p})).collect();
         version.insert("selectableFields".into(), fields.into());
     }
-    if let Some(deprecated) = &attrs.deprecated {
+    if attrs.deprecated {
         version.insert("deprecated".into(), true.into());
-        if let Some(warning) = deprecated {
-            version.insert("deprecationWarning".into(), warning.clone().into());
-        }
+    }
+    if let Some(warning) = &attrs.deprecation_warning {
+        version.insert("deprecationWarning".into(), warning.clone().into());
     }
     let crd = json!({
         "apiVersion": "apiextensions.k8s.io/v1",

@@ -121,6 +121,8 @@ fn value_type(ty: &Type, own: &str, api: &mut Api, keywords: &mut Keywords) -> R
         return Ok(scalar);
     }
     match name.as_str() {
+        // A box changes nothing on the wire, inside a list or map too.
+        "Box" => value_type(one_arg(seg, ty)?, own, api, keywords),
         "Vec" | "ThinVec" | "VecDeque" | "BTreeSet" | "HashSet" => {
             let inner = one_arg(seg, ty)?;
             if last_segment(inner).is_some_and(|s| s.ident == "Option") {
@@ -158,10 +160,7 @@ fn value_type(ty: &Type, own: &str, api: &mut Api, keywords: &mut Keywords) -> R
         )),
         _ if !matches!(seg.arguments, PathArguments::None) => Err(Error::new(
             ty.span(),
-            format!(
-                "`{}` is generic: derive Schema on a type of its own that holds what it holds",
-                ty.to_token_stream()
-            ),
+            format!("`{}` is generic: derive Schema on a type of its own that holds what it holds", path_text(ty)),
         )),
         _ => {
             let path = path_text(ty);

@@ -111,9 +111,10 @@ struct CargoToml<'a> {
     /// The Kubernetes crate, when types are taken from it: package, path
     /// (a TOML string, if one is written), features.
     client: Option<(&'a str, Option<String>, &'a [String])>,
-    /// The derives' crate ([`has_derive`]), with its path (a TOML string,
-    /// if one is written).
-    derive: Option<Option<String>>,
+    /// The crate offers the derives ([`has_derive`]).
+    derive: bool,
+    /// The TOML string of the derives' crate's path, if one is written.
+    derive_path: Option<String>,
 }
 
 /// The derives' package (`#[derive(CustomResource)]`), behind the
@@ -188,12 +189,11 @@ pub fn cargo_toml(
                 .collect(),
             protobuf: api.protobuf.is_some(),
             client,
+            derive: has_derive(api, features),
             // The derives' crate lives beside the runtime.
-            derive: has_derive(api, features).then(|| {
-                opts.runtime_path.as_deref().map(|runtime| {
-                    let path = std::path::Path::new(runtime).with_file_name("derive");
-                    text::toml_string(&path.to_string_lossy())
-                })
+            derive_path: opts.runtime_path.as_deref().map(|runtime| {
+                let path = std::path::Path::new(runtime).with_file_name("derive");
+                text::toml_string(&path.to_string_lossy())
             }),
         },
     )

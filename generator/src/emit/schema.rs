@@ -29,7 +29,9 @@ fn type_schema(ty: &FieldType, at: &str, places: &mut Vec<(String, String)>) -> 
             places.push((at.to_owned(), r.clone()));
             json!({})
         }
-        FieldType::Array(inner) => json!({"type": "array", "items": type_schema(inner, &format!("{at}/items"), places)}),
+        FieldType::Array(inner) => {
+            json!({"type": "array", "items": type_schema(inner, &format!("{at}/items"), places)})
+        }
         FieldType::Map(inner) => json!({
             "type": "object",
             "additionalProperties": type_schema(inner, &format!("{at}/additionalProperties"), places),

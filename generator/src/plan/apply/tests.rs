@@ -15,6 +15,7 @@ fn show(m: &Merge) -> String {
         Merge::Atomic => "Atomic".into(),
         Merge::Deduced => "Deduced".into(),
         Merge::Struct { name, .. } => format!("Struct({name})"),
+        Merge::Declared(schema) => format!("Declared({schema})"),
         Merge::Map(inner) => format!("Map({})", show(inner)),
         Merge::List { apply, patch, element } => {
             let apply = match apply {

@@ -110,13 +110,16 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ValidatingAdmissionPolicyBi
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    ValidatingAdmissionPolicyBinding, "admissionregistration.k8s.io", "v1",
-    "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding",
-    "validatingadmissionpolicybindings", Cluster, "ValidatingAdmissionPolicyBindingList",
-    __ObjectMeta; protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        ValidatingAdmissionPolicyBinding, "admissionregistration.k8s.io", "v1",
+        "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding",
+        "validatingadmissionpolicybindings", Cluster,
+        "ValidatingAdmissionPolicyBindingList", __ObjectMeta; protobuf if feature =
+        "protobuf"
+    );
+};
 /// The apply configuration of [`ValidatingAdmissionPolicyBinding`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ValidatingAdmissionPolicyBindingApplyConfiguration`.

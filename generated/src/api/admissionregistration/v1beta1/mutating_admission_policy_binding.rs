@@ -117,13 +117,15 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for MutatingAdmissionPolicyBind
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.spec);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    MutatingAdmissionPolicyBinding, "admissionregistration.k8s.io", "v1beta1",
-    "admissionregistration.k8s.io/v1beta1", "MutatingAdmissionPolicyBinding",
-    "mutatingadmissionpolicybindings", Cluster, "MutatingAdmissionPolicyBindingList",
-    __ObjectMeta; protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        MutatingAdmissionPolicyBinding, "admissionregistration.k8s.io", "v1beta1",
+        "admissionregistration.k8s.io/v1beta1", "MutatingAdmissionPolicyBinding",
+        "mutatingadmissionpolicybindings", Cluster, "MutatingAdmissionPolicyBindingList",
+        __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`MutatingAdmissionPolicyBinding`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `MutatingAdmissionPolicyBindingApplyConfiguration`.

@@ -120,12 +120,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ControllerRevision {
         );
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    ControllerRevision, "apps", "v1", "apps/v1", "ControllerRevision",
-    "controllerrevisions", Namespaced, "ControllerRevisionList", __ObjectMeta; protobuf
-    if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        ControllerRevision, "apps", "v1", "apps/v1", "ControllerRevision",
+        "controllerrevisions", Namespaced, "ControllerRevisionList", __ObjectMeta;
+        protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`ControllerRevision`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ControllerRevisionApplyConfiguration`.

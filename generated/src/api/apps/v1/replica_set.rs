@@ -131,11 +131,13 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ReplicaSet {
         );
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    ReplicaSet, "apps", "v1", "apps/v1", "ReplicaSet", "replicasets", Namespaced,
-    "ReplicaSetList", __ObjectMeta; protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        ReplicaSet, "apps", "v1", "apps/v1", "ReplicaSet", "replicasets", Namespaced,
+        "ReplicaSetList", __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`ReplicaSet`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ReplicaSetApplyConfiguration`.

@@ -133,13 +133,15 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for PodCertificateRequest {
         );
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    PodCertificateRequest, "certificates.k8s.io", "v1beta1",
-    "certificates.k8s.io/v1beta1", "PodCertificateRequest", "podcertificaterequests",
-    Namespaced, "PodCertificateRequestList", __ObjectMeta; protobuf if feature =
-    "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        PodCertificateRequest, "certificates.k8s.io", "v1beta1",
+        "certificates.k8s.io/v1beta1", "PodCertificateRequest", "podcertificaterequests",
+        Namespaced, "PodCertificateRequestList", __ObjectMeta; protobuf if feature =
+        "protobuf"
+    );
+};
 /// The apply configuration of [`PodCertificateRequest`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `PodCertificateRequestApplyConfiguration`.

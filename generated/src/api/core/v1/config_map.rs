@@ -140,11 +140,13 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ConfigMap {
         ::k8s_client_runtime::protobuf::encode::option(writer, 4, &self.immutable);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    ConfigMap, "", "v1", "v1", "ConfigMap", "configmaps", Namespaced, "ConfigMapList",
-    __ObjectMeta; protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        ConfigMap, "", "v1", "v1", "ConfigMap", "configmaps", Namespaced,
+        "ConfigMapList", __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`ConfigMap`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ConfigMapApplyConfiguration`.

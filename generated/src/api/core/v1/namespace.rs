@@ -136,11 +136,13 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Namespace {
         );
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Namespace, "", "v1", "v1", "Namespace", "namespaces", Cluster, "NamespaceList",
-    __ObjectMeta; protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Namespace, "", "v1", "v1", "Namespace", "namespaces", Cluster, "NamespaceList",
+        __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`Namespace`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `NamespaceApplyConfiguration`.

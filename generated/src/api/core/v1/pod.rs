@@ -136,11 +136,13 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Pod {
         );
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Pod, "", "v1", "v1", "Pod", "pods", Namespaced, "PodList", __ObjectMeta; protobuf if
-    feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Pod, "", "v1", "v1", "Pod", "pods", Namespaced, "PodList", __ObjectMeta; protobuf
+        if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`Pod`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `PodApplyConfiguration`.

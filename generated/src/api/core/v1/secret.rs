@@ -164,11 +164,13 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Secret {
         ::k8s_client_runtime::protobuf::encode::option(writer, 5, &self.immutable);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Secret, "", "v1", "v1", "Secret", "secrets", Namespaced, "SecretList", __ObjectMeta;
-    protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Secret, "", "v1", "v1", "Secret", "secrets", Namespaced, "SecretList",
+        __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`Secret`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `SecretApplyConfiguration`.

@@ -164,12 +164,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for EndpointSlice {
         ::k8s_client_runtime::protobuf::encode::value(writer, 4, &self.address_type);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    EndpointSlice, "discovery.k8s.io", "v1", "discovery.k8s.io/v1", "EndpointSlice",
-    "endpointslices", Namespaced, "EndpointSliceList", __ObjectMeta; protobuf if feature
-    = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        EndpointSlice, "discovery.k8s.io", "v1", "discovery.k8s.io/v1", "EndpointSlice",
+        "endpointslices", Namespaced, "EndpointSliceList", __ObjectMeta; protobuf if
+        feature = "protobuf"
+    );
+};
 /// The apply configuration of [`EndpointSlice`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `EndpointSliceApplyConfiguration`.

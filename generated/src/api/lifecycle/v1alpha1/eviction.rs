@@ -143,12 +143,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for Eviction {
         );
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Eviction, "lifecycle.k8s.io", "v1alpha1", "lifecycle.k8s.io/v1alpha1", "Eviction",
-    "evictions", Namespaced, "EvictionList", __ObjectMeta; protobuf if feature =
-    "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Eviction, "lifecycle.k8s.io", "v1alpha1", "lifecycle.k8s.io/v1alpha1",
+        "Eviction", "evictions", Namespaced, "EvictionList", __ObjectMeta; protobuf if
+        feature = "protobuf"
+    );
+};
 /// The apply configuration of [`Eviction`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `EvictionApplyConfiguration`.

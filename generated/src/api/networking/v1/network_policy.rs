@@ -109,12 +109,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for NetworkPolicy {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.spec);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    NetworkPolicy, "networking.k8s.io", "v1", "networking.k8s.io/v1", "NetworkPolicy",
-    "networkpolicies", Namespaced, "NetworkPolicyList", __ObjectMeta; protobuf if feature
-    = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        NetworkPolicy, "networking.k8s.io", "v1", "networking.k8s.io/v1",
+        "NetworkPolicy", "networkpolicies", Namespaced, "NetworkPolicyList",
+        __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`NetworkPolicy`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `NetworkPolicyApplyConfiguration`.

@@ -136,12 +136,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ServiceCIDR {
         );
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    ServiceCIDR, "networking.k8s.io", "v1", "networking.k8s.io/v1", "ServiceCIDR",
-    "servicecidrs", Cluster, "ServiceCIDRList", __ObjectMeta; protobuf if feature =
-    "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        ServiceCIDR, "networking.k8s.io", "v1", "networking.k8s.io/v1", "ServiceCIDR",
+        "servicecidrs", Cluster, "ServiceCIDRList", __ObjectMeta; protobuf if feature =
+        "protobuf"
+    );
+};
 /// The apply configuration of [`ServiceCIDR`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ServiceCIDRApplyConfiguration`.

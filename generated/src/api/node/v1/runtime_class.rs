@@ -152,12 +152,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for RuntimeClass {
         ::k8s_client_runtime::protobuf::encode::option_box(writer, 4, &self.scheduling);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    RuntimeClass, "node.k8s.io", "v1", "node.k8s.io/v1", "RuntimeClass",
-    "runtimeclasses", Cluster, "RuntimeClassList", __ObjectMeta; protobuf if feature =
-    "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        RuntimeClass, "node.k8s.io", "v1", "node.k8s.io/v1", "RuntimeClass",
+        "runtimeclasses", Cluster, "RuntimeClassList", __ObjectMeta; protobuf if feature
+        = "protobuf"
+    );
+};
 /// The apply configuration of [`RuntimeClass`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `RuntimeClassApplyConfiguration`.

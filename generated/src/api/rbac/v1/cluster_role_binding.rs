@@ -132,12 +132,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ClusterRoleBinding {
         ::k8s_client_runtime::protobuf::encode::value(writer, 3, &self.role_ref);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    ClusterRoleBinding, "rbac.authorization.k8s.io", "v1",
-    "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", Cluster,
-    "ClusterRoleBindingList", __ObjectMeta; protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        ClusterRoleBinding, "rbac.authorization.k8s.io", "v1",
+        "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings",
+        Cluster, "ClusterRoleBindingList", __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`ClusterRoleBinding`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ClusterRoleBindingApplyConfiguration`.

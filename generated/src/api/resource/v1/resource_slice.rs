@@ -114,12 +114,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourceSlice {
         ::k8s_client_runtime::protobuf::encode::value(writer, 2, &self.spec);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    ResourceSlice, "resource.k8s.io", "v1", "resource.k8s.io/v1", "ResourceSlice",
-    "resourceslices", Cluster, "ResourceSliceList", __ObjectMeta; protobuf if feature =
-    "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        ResourceSlice, "resource.k8s.io", "v1", "resource.k8s.io/v1", "ResourceSlice",
+        "resourceslices", Cluster, "ResourceSliceList", __ObjectMeta; protobuf if feature
+        = "protobuf"
+    );
+};
 /// The apply configuration of [`ResourceSlice`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ResourceSliceApplyConfiguration`.

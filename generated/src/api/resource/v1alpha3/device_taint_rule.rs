@@ -133,12 +133,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceTaintRule {
         );
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    DeviceTaintRule, "resource.k8s.io", "v1alpha3", "resource.k8s.io/v1alpha3",
-    "DeviceTaintRule", "devicetaintrules", Cluster, "DeviceTaintRuleList", __ObjectMeta;
-    protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        DeviceTaintRule, "resource.k8s.io", "v1alpha3", "resource.k8s.io/v1alpha3",
+        "DeviceTaintRule", "devicetaintrules", Cluster, "DeviceTaintRuleList",
+        __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`DeviceTaintRule`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `DeviceTaintRuleApplyConfiguration`.

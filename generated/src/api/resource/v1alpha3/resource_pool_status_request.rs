@@ -127,12 +127,15 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for ResourcePoolStatusRequest {
         ::k8s_client_runtime::protobuf::encode::option(writer, 3, &self.status);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    ResourcePoolStatusRequest, "resource.k8s.io", "v1alpha3", "resource.k8s.io/v1alpha3",
-    "ResourcePoolStatusRequest", "resourcepoolstatusrequests", Cluster,
-    "ResourcePoolStatusRequestList", __ObjectMeta; protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        ResourcePoolStatusRequest, "resource.k8s.io", "v1alpha3",
+        "resource.k8s.io/v1alpha3", "ResourcePoolStatusRequest",
+        "resourcepoolstatusrequests", Cluster, "ResourcePoolStatusRequestList",
+        __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`ResourcePoolStatusRequest`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ResourcePoolStatusRequestApplyConfiguration`.

@@ -115,12 +115,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for DeviceClass {
         ::k8s_client_runtime::protobuf::encode::option_or_default(writer, 2, &self.spec);
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    DeviceClass, "resource.k8s.io", "v1beta2", "resource.k8s.io/v1beta2", "DeviceClass",
-    "deviceclasses", Cluster, "DeviceClassList", __ObjectMeta; protobuf if feature =
-    "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        DeviceClass, "resource.k8s.io", "v1beta2", "resource.k8s.io/v1beta2",
+        "DeviceClass", "deviceclasses", Cluster, "DeviceClassList", __ObjectMeta;
+        protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`DeviceClass`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `DeviceClassApplyConfiguration`.

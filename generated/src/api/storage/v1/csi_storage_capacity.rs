@@ -193,12 +193,14 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CSIStorageCapacity {
         );
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    CSIStorageCapacity, "storage.k8s.io", "v1", "storage.k8s.io/v1",
-    "CSIStorageCapacity", "csistoragecapacities", Namespaced, "CSIStorageCapacityList",
-    __ObjectMeta; protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        CSIStorageCapacity, "storage.k8s.io", "v1", "storage.k8s.io/v1",
+        "CSIStorageCapacity", "csistoragecapacities", Namespaced,
+        "CSIStorageCapacityList", __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`CSIStorageCapacity`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `CSIStorageCapacityApplyConfiguration`.

@@ -5,7 +5,7 @@
 pub struct Greeting {
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta,
-    pub spec: Option<crate::com::example::v1::GreetingSpec>,
+    pub spec: crate::com::example::v1::GreetingSpec,
     pub status: Option<crate::com::example::v1::GreetingStatus>,
 }
 impl ::k8s_client_runtime::codec::fields::DecodeFields for Greeting {
@@ -37,10 +37,7 @@ impl ::k8s_client_runtime::codec::fields::DecodeFields for Greeting {
             }
             1 => {
                 map.next_value_seed(
-                    ::k8s_client_runtime::codec::fields::OptionStruct(
-                        &mut self.spec,
-                        options,
-                    ),
+                    ::k8s_client_runtime::codec::fields::Struct(&mut self.spec, options),
                 )?
             }
             2 => {
@@ -64,16 +61,14 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Greeting {
         "Greeting",
     ));
     fn field_count(&self) -> usize {
-        1usize + usize::from(self.spec.is_some()) + usize::from(self.status.is_some())
+        2usize + usize::from(self.status.is_some())
     }
     fn encode_fields<W: ::k8s_client_runtime::codec::fields::FieldWriter>(
         &self,
         out: &mut W,
     ) -> ::std::result::Result<(), W::Error> {
         out.field("metadata", &self.metadata)?;
-        if let ::std::option::Option::Some(value) = &self.spec {
-            out.field("spec", value)?;
-        }
+        out.field("spec", &self.spec)?;
         if let ::std::option::Option::Some(value) = &self.status {
             out.field("status", value)?;
         }
@@ -81,11 +76,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Greeting {
     }
 }
 ::k8s_client_runtime::impl_codec!(Greeting);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Greeting, "example.com", "v1", "example.com/v1", "Greeting", "greetings", Namespaced,
-    "GreetingList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Greeting, "example.com", "v1", "example.com/v1", "Greeting", "greetings",
+        Namespaced, "GreetingList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Greeting`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `GreetingApplyConfiguration`.
@@ -600,7 +597,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for GreetingSpec {
 impl ::k8s_client_runtime::schema::Schema for GreetingSpec {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"properties\":{\"message\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"replicas\":{\"description\":\"Default: `1`.\",\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"message\"],\"type\":\"object\"}",
+            "{\"properties\":{\"message\":{\"type\":\"string\"},\"replicas\":{\"description\":\"Default: `1`.\",\"format\":\"int32\",\"type\":\"integer\"}},\"required\":[\"message\"],\"type\":\"object\"}",
             &[],
         )
     }
@@ -794,7 +791,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for GreetingStatus {
 impl ::k8s_client_runtime::schema::Schema for GreetingStatus {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"properties\":{\"conditions\":{\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"type\"],\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-map-type\":\"granular\"},\"observedGeneration\":{\"format\":\"int64\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            "{\"properties\":{\"conditions\":{\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"type\"],\"x-kubernetes-list-type\":\"map\"},\"observedGeneration\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
             &[
                 (
                     "/properties/conditions/items",

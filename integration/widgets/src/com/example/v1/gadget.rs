@@ -83,11 +83,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Gadget {
     }
 }
 ::k8s_client_runtime::impl_codec!(Gadget);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Gadget, "example.com", "v1", "example.com/v1", "Gadget", "gadgets", Namespaced,
-    "GadgetList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Gadget, "example.com", "v1", "example.com/v1", "Gadget", "gadgets", Namespaced,
+        "GadgetList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Gadget`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `GadgetApplyConfiguration`.
@@ -562,7 +564,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for GadgetSpec {
 impl ::k8s_client_runtime::schema::Schema for GadgetSpec {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"properties\":{\"size\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            "{\"properties\":{\"size\":{\"format\":\"int32\",\"type\":\"integer\"}},\"type\":\"object\"}",
             &[],
         )
     }

@@ -83,11 +83,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Widget {
     }
 }
 ::k8s_client_runtime::impl_codec!(Widget);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Widget, "example.com", "v1", "example.com/v1", "Widget", "widgets", Namespaced,
-    "WidgetList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Widget, "example.com", "v1", "example.com/v1", "Widget", "widgets", Namespaced,
+        "WidgetList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Widget`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `WidgetApplyConfiguration`.
@@ -812,7 +814,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for WidgetSpec {
 impl ::k8s_client_runtime::schema::Schema for WidgetSpec {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"properties\":{\"color\":{\"x-kubernetes-map-type\":\"granular\"},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\",\"x-kubernetes-map-type\":\"granular\"},\"notBefore\":{\"x-kubernetes-map-type\":\"granular\"},\"ports\":{\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"name\"],\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-map-type\":\"granular\"},\"replicas\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"size\":{\"x-kubernetes-map-type\":\"granular\"},\"tags\":{\"items\":{\"type\":\"string\"},\"type\":\"array\",\"x-kubernetes-list-type\":\"set\",\"x-kubernetes-map-type\":\"granular\"},\"template\":{\"x-kubernetes-map-type\":\"granular\",\"x-kubernetes-preserve-unknown-fields\":true}},\"required\":[\"replicas\"],\"type\":\"object\"}",
+            "{\"properties\":{\"color\":{},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\",\"x-kubernetes-map-type\":\"granular\"},\"notBefore\":{},\"ports\":{\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"name\"],\"x-kubernetes-list-type\":\"map\"},\"replicas\":{\"format\":\"int32\",\"type\":\"integer\"},\"size\":{},\"tags\":{\"items\":{\"type\":\"string\"},\"type\":\"array\",\"x-kubernetes-list-type\":\"set\"},\"template\":{\"x-kubernetes-preserve-unknown-fields\":true}},\"required\":[\"replicas\"],\"type\":\"object\"}",
             &[
                 (
                     "/properties/color",
@@ -1079,7 +1081,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for WidgetSpecPorts {
 impl ::k8s_client_runtime::schema::Schema for WidgetSpecPorts {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"properties\":{\"name\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"port\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"protocol\":{\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"name\",\"port\"],\"type\":\"object\"}",
+            "{\"properties\":{\"name\":{\"type\":\"string\"},\"port\":{\"format\":\"int32\",\"type\":\"integer\"},\"protocol\":{}},\"required\":[\"name\",\"port\"],\"type\":\"object\"}",
             &[
                 (
                     "/properties/protocol",
@@ -1397,7 +1399,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for WidgetStatus {
 impl ::k8s_client_runtime::schema::Schema for WidgetStatus {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"properties\":{\"conditions\":{\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"type\"],\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-map-type\":\"granular\"},\"observedGeneration\":{\"format\":\"int64\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"replicas\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"selector\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            "{\"properties\":{\"conditions\":{\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"type\"],\"x-kubernetes-list-type\":\"map\"},\"observedGeneration\":{\"format\":\"int64\",\"type\":\"integer\"},\"replicas\":{\"format\":\"int32\",\"type\":\"integer\"},\"selector\":{\"type\":\"string\"}},\"type\":\"object\"}",
             &[
                 (
                     "/properties/conditions/items",

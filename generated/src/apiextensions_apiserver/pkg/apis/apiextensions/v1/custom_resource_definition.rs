@@ -133,12 +133,15 @@ impl ::k8s_client_runtime::protobuf::EncodeProto for CustomResourceDefinition {
         );
     }
 }
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    CustomResourceDefinition, "apiextensions.k8s.io", "v1", "apiextensions.k8s.io/v1",
-    "CustomResourceDefinition", "customresourcedefinitions", Cluster,
-    "CustomResourceDefinitionList", __ObjectMeta; protobuf if feature = "protobuf"
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        CustomResourceDefinition, "apiextensions.k8s.io", "v1",
+        "apiextensions.k8s.io/v1", "CustomResourceDefinition",
+        "customresourcedefinitions", Cluster, "CustomResourceDefinitionList",
+        __ObjectMeta; protobuf if feature = "protobuf"
+    );
+};
 /// The apply configuration of [`CustomResourceDefinition`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `CustomResourceDefinitionApplyConfiguration`.

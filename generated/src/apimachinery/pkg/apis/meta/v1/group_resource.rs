@@ -199,7 +199,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for GroupResource {
 impl ::k8s_client_runtime::schema::Schema for GroupResource {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"description\":\"GroupResource specifies a Group and a Resource, but does not force a version.  This is useful for identifying concepts during lookup stages without having partially valid types\",\"properties\":{\"group\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"resource\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"group\",\"resource\"],\"type\":\"object\"}",
+            "{\"description\":\"GroupResource specifies a Group and a Resource, but does not force a version.  This is useful for identifying concepts during lookup stages without having partially valid types\",\"properties\":{\"group\":{\"type\":\"string\"},\"resource\":{\"type\":\"string\"}},\"required\":[\"group\",\"resource\"],\"type\":\"object\"}",
             &[],
         )
     }

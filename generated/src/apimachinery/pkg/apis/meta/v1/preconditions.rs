@@ -217,7 +217,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for Preconditions {
 impl ::k8s_client_runtime::schema::Schema for Preconditions {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"description\":\"Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.\",\"properties\":{\"resourceVersion\":{\"description\":\"Specifies the target ResourceVersion\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"},\"uid\":{\"description\":\"Specifies the target UID.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            "{\"description\":\"Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.\",\"properties\":{\"resourceVersion\":{\"description\":\"Specifies the target ResourceVersion\",\"type\":\"string\"},\"uid\":{\"description\":\"Specifies the target UID.\",\"type\":\"string\"}},\"type\":\"object\"}",
             &[],
         )
     }

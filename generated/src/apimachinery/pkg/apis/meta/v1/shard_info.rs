@@ -165,7 +165,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for ShardInfo {
 impl ::k8s_client_runtime::schema::Schema for ShardInfo {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"description\":\"ShardInfo describes the shard selector that was applied to produce a list response. Its presence on a list response indicates the list is a filtered subset.\",\"properties\":{\"selector\":{\"description\":\"selector is the shard selector string from the request, echoed back so clients can verify which shard they received and merge responses from multiple shards.\",\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"selector\"],\"type\":\"object\"}",
+            "{\"description\":\"ShardInfo describes the shard selector that was applied to produce a list response. Its presence on a list response indicates the list is a filtered subset.\",\"properties\":{\"selector\":{\"description\":\"selector is the shard selector string from the request, echoed back so clients can verify which shard they received and merge responses from multiple shards.\",\"type\":\"string\"}},\"required\":[\"selector\"],\"type\":\"object\"}",
             &[],
         )
     }

@@ -203,7 +203,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for WatchEvent {
 impl ::k8s_client_runtime::schema::Schema for WatchEvent {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"description\":\"Event represents a single event to a watched resource.\",\"properties\":{\"object\":{\"description\":\"Object is:\\n * If Type is Added or Modified: the new state of the object.\\n * If Type is Deleted: the state of the object immediately before deletion.\\n * If Type is Error: *Status is recommended; other types may make sense\\n   depending on context.\"},\"type\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"object\",\"type\"],\"type\":\"object\"}",
+            "{\"description\":\"Event represents a single event to a watched resource.\",\"properties\":{\"object\":{\"description\":\"Object is:\\n * If Type is Added or Modified: the new state of the object.\\n * If Type is Deleted: the state of the object immediately before deletion.\\n * If Type is Error: *Status is recommended; other types may make sense\\n   depending on context.\"},\"type\":{\"type\":\"string\"}},\"required\":[\"object\",\"type\"],\"type\":\"object\"}",
             &[
                 (
                     "/properties/object",

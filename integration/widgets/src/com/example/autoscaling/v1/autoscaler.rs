@@ -81,11 +81,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Autoscaler {
     }
 }
 ::k8s_client_runtime::impl_codec!(Autoscaler);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Autoscaler, "autoscaling.example.com", "v1", "autoscaling.example.com/v1",
-    "Autoscaler", "autoscalers", Namespaced, "AutoscalerList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Autoscaler, "autoscaling.example.com", "v1", "autoscaling.example.com/v1",
+        "Autoscaler", "autoscalers", Namespaced, "AutoscalerList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Autoscaler`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `AutoscalerApplyConfiguration`.
@@ -601,7 +603,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for AutoscalerSpec {
 impl ::k8s_client_runtime::schema::Schema for AutoscalerSpec {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"properties\":{\"minReplicas\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"target\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            "{\"properties\":{\"minReplicas\":{\"format\":\"int32\",\"type\":\"integer\"},\"target\":{\"type\":\"string\"}},\"type\":\"object\"}",
             &[],
         )
     }
@@ -728,7 +730,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for AutoscalerStatus {
 impl ::k8s_client_runtime::schema::Schema for AutoscalerStatus {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"properties\":{\"recommendation\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            "{\"properties\":{\"recommendation\":{\"format\":\"int32\",\"type\":\"integer\"}},\"type\":\"object\"}",
             &[],
         )
     }

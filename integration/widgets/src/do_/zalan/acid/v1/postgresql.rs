@@ -76,11 +76,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Postgresql {
     }
 }
 ::k8s_client_runtime::impl_codec!(Postgresql);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Postgresql, "acid.zalan.do", "v1", "acid.zalan.do/v1", "postgresql", "postgresqls",
-    Namespaced, "postgresqlList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Postgresql, "acid.zalan.do", "v1", "acid.zalan.do/v1", "postgresql",
+        "postgresqls", Namespaced, "postgresqlList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Postgresql`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `PostgresqlApplyConfiguration`.
@@ -602,7 +604,7 @@ impl ::k8s_client_runtime::apply::ApplyValue for PostgresqlSpec {
 impl ::k8s_client_runtime::schema::Schema for PostgresqlSpec {
     fn schema() -> ::serde_json::Value {
         ::k8s_client_runtime::schema::from_template(
-            "{\"properties\":{\"numberOfInstances\":{\"format\":\"int32\",\"type\":\"integer\",\"x-kubernetes-map-type\":\"granular\"},\"teamId\":{\"type\":\"string\",\"x-kubernetes-map-type\":\"granular\"}},\"required\":[\"numberOfInstances\",\"teamId\"],\"type\":\"object\"}",
+            "{\"properties\":{\"numberOfInstances\":{\"format\":\"int32\",\"type\":\"integer\"},\"teamId\":{\"type\":\"string\"}},\"required\":[\"numberOfInstances\",\"teamId\"],\"type\":\"object\"}",
             &[],
         )
     }

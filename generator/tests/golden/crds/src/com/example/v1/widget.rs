@@ -86,11 +86,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Widget {
     }
 }
 ::k8s_client_runtime::impl_codec!(Widget);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Widget, "example.com", "v1", "example.com/v1", "Widget", "widgets", Namespaced,
-    "WidgetList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Widget, "example.com", "v1", "example.com/v1", "Widget", "widgets", Namespaced,
+        "WidgetList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Widget`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `WidgetApplyConfiguration`.
@@ -423,7 +425,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Widget {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -442,8 +444,16 @@ impl ::k8s_client_runtime::apply::MergeFields for WidgetApply {
                     <crate::com::example::v1::WidgetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Widget {
+    type Apply = WidgetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 /// What the widget should be.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -581,7 +591,28 @@ impl WidgetSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetSpec {
+    type Apply = WidgetSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for WidgetSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"description\":\"What the widget should be.\",\"properties\":{\"color\":{\"description\":\"The widget's color.\"},\"replicas\":{\"description\":\"Desired number of widget replicas.\\n\\nDefault: `1`.\",\"format\":\"int32\",\"type\":\"integer\"}},\"required\":[\"replicas\"],\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/color",
+                    <crate::com::example::v1::WidgetSpecColor as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 /// The widget's color.
@@ -645,6 +676,19 @@ impl<'de> ::serde::Deserialize<'de> for WidgetSpecColor {
             |value| WidgetSpecColor::from(value),
         )
     }
+}
+impl ::k8s_client_runtime::schema::Schema for WidgetSpecColor {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"description\":\"The widget's color.\",\"enum\":[\"Red\",\"Green\",\"Blue\"],\"type\":\"string\"}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetSpecColor {
+    type Apply = WidgetSpecColor;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetStatus {
@@ -836,7 +880,7 @@ impl WidgetStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "conditions",
                 ::k8s_client_runtime::apply::Merge::List(
@@ -849,6 +893,27 @@ impl ::k8s_client_runtime::apply::MergeFields for WidgetStatusApply {
                     },
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetStatus {
+    type Apply = WidgetStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for WidgetStatus {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"conditions\":{\"description\":\"Conditions as metav1.Condition, taken from k8s-client.\",\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"type\"],\"x-kubernetes-list-type\":\"map\"},\"replicas\":{\"format\":\"int32\",\"type\":\"integer\"},\"selector\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/conditions/items",
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::Condition as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }

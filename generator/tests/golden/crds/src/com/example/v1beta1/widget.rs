@@ -84,11 +84,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Widget {
     }
 }
 ::k8s_client_runtime::impl_codec!(Widget);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Widget, "example.com", "v1beta1", "example.com/v1beta1", "Widget", "widgets",
-    Namespaced, "WidgetList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Widget, "example.com", "v1beta1", "example.com/v1beta1", "Widget", "widgets",
+        Namespaced, "WidgetList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Widget`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `WidgetApplyConfiguration`.
@@ -421,7 +423,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Widget {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -440,8 +442,16 @@ impl ::k8s_client_runtime::apply::MergeFields for WidgetApply {
                     <crate::com::example::v1beta1::WidgetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Widget {
+    type Apply = WidgetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpec {
@@ -551,7 +561,23 @@ impl WidgetSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetSpec {
+    type Apply = WidgetSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for WidgetSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"size\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -662,6 +688,22 @@ impl WidgetStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetStatus {
+    type Apply = WidgetStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for WidgetStatus {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"ready\":{\"type\":\"boolean\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

@@ -68,11 +68,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcast {
     }
 }
 ::k8s_client_runtime::impl_codec!(APIcast);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    APIcast, "3scale.net", "v1alpha1", "3scale.net/v1alpha1", "APIcast", "apicasts",
-    Namespaced, "APIcastList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        APIcast, "3scale.net", "v1alpha1", "3scale.net/v1alpha1", "APIcast", "apicasts",
+        Namespaced, "APIcastList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`APIcast`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `APIcastApplyConfiguration`.
@@ -372,7 +374,7 @@ impl ::k8s_client_runtime::apply::MergeFields for APIcast {
 impl ::k8s_client_runtime::apply::MergeFields for APIcastApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -385,8 +387,16 @@ impl ::k8s_client_runtime::apply::MergeFields for APIcastApply {
                     <crate::net::_3scale::v1alpha1::APIcastSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIcast {
+    type Apply = APIcastApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIcastApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIcastSpec {
@@ -1010,7 +1020,7 @@ impl APIcastSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for APIcastSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "nested",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -1023,7 +1033,32 @@ impl ::k8s_client_runtime::apply::MergeFields for APIcastSpecApply {
                     <crate::net::_3scale::v1alpha1::APIcastSpecNestedInnerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIcastSpec {
+    type Apply = APIcastSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIcastSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for APIcastSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"$\":{\"type\":\"string\"},\"$ref\":{\"type\":\"string\"},\"-\":{\"type\":\"string\"},\"3d\":{\"type\":\"boolean\"},\"FooBar\":{\"type\":\"string\"},\"Self\":{\"type\":\"string\"},\"_\":{\"type\":\"string\"},\"a.b\":{\"type\":\"string\"},\"example.com/weight\":{\"format\":\"int64\",\"type\":\"integer\"},\"fooBar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"string\"},\"größe\":{\"format\":\"int64\",\"type\":\"integer\"},\"match\":{\"type\":\"boolean\"},\"nested\":{\"x-kubernetes-map-type\":\"granular\"},\"nestedInner\":{\"x-kubernetes-map-type\":\"granular\"},\"self\":{\"type\":\"string\"},\"type\":{\"type\":\"string\"},\"x-forwarded-for\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/nested",
+                    <crate::net::_3scale::v1alpha1::APIcastSpecNested as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/nestedInner",
+                    <crate::net::_3scale::v1alpha1::APIcastSpecNestedInner as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1155,14 +1190,35 @@ impl APIcastSpecNestedApply {
 impl ::k8s_client_runtime::apply::MergeFields for APIcastSpecNestedApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "inner",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2Apply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIcastSpecNested {
+    type Apply = APIcastSpecNestedApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIcastSpecNestedApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for APIcastSpecNested {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"inner\":{\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/inner",
+                    <crate::net::_3scale::v1alpha1::APIcastSpecNestedInner_2 as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1286,7 +1342,23 @@ impl APIcastSpecNestedInner_2Apply {
 impl ::k8s_client_runtime::apply::MergeFields for APIcastSpecNestedInner_2Apply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIcastSpecNestedInner_2 {
+    type Apply = APIcastSpecNestedInner_2Apply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIcastSpecNestedInner_2Apply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for APIcastSpecNestedInner_2 {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"value\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1397,6 +1469,22 @@ impl APIcastSpecNestedInnerApply {
 impl ::k8s_client_runtime::apply::MergeFields for APIcastSpecNestedInnerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIcastSpecNestedInner {
+    type Apply = APIcastSpecNestedInnerApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIcastSpecNestedInnerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for APIcastSpecNestedInner {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"other\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

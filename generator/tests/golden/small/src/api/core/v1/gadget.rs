@@ -66,10 +66,12 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Gadget {
     }
 }
 ::k8s_client_runtime::impl_codec!(Gadget);
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Gadget, "", "v1", "v1", "Gadget", "gadgets", Cluster, "GadgetList", __ObjectMeta
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Gadget, "", "v1", "v1", "Gadget", "gadgets", Cluster, "GadgetList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Gadget`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `GadgetApplyConfiguration`.
@@ -302,13 +304,21 @@ impl ::k8s_client_runtime::apply::MergeFields for Gadget {
 impl ::k8s_client_runtime::apply::MergeFields for GadgetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Gadget {
+    type Apply = GadgetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <GadgetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

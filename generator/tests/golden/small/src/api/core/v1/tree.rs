@@ -182,13 +182,21 @@ impl TreeApply {
 impl ::k8s_client_runtime::apply::MergeFields for TreeApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "left",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::api::core::v1::TreeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Tree {
+    type Apply = TreeApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <TreeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -67,10 +67,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Widget {
     }
 }
 ::k8s_client_runtime::impl_codec!(Widget);
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Widget, "", "v1", "v1", "Widget", "widgets", Namespaced, "WidgetList", __ObjectMeta
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Widget, "", "v1", "v1", "Widget", "widgets", Namespaced, "WidgetList",
+        __ObjectMeta
+    );
+};
 /// The apply configuration of [`Widget`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `WidgetApplyConfiguration`.
@@ -296,7 +299,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Widget {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -309,6 +312,14 @@ impl ::k8s_client_runtime::apply::MergeFields for WidgetApply {
                     <crate::api::core::v1::WidgetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Widget {
+    type Apply = WidgetApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

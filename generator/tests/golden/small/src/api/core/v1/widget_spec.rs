@@ -325,7 +325,7 @@ impl WidgetSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for WidgetSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "data",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -346,6 +346,14 @@ impl ::k8s_client_runtime::apply::MergeFields for WidgetSpecApply {
                     <crate::api::core::v1::TreeApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for WidgetSpec {
+    type Apply = WidgetSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <WidgetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -124,11 +124,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for APIcast {
     }
 }
 ::k8s_client_runtime::impl_codec!(APIcast);
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    APIcast, "3scale.net", "v1", "3scale.net/v1", "APIcast", "apicasts", Namespaced,
-    "APIcastList", __ObjectMeta
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        APIcast, "3scale.net", "v1", "3scale.net/v1", "APIcast", "apicasts", Namespaced,
+        "APIcastList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`APIcast`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `APIcastApplyConfiguration`.
@@ -469,13 +471,21 @@ impl ::k8s_client_runtime::apply::MergeFields for APIcast {
 impl ::k8s_client_runtime::apply::MergeFields for APIcastApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for APIcast {
+    type Apply = APIcastApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <APIcastApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

@@ -81,11 +81,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Hub {
     }
 }
 ::k8s_client_runtime::impl_codec!(Hub);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Hub, "aliases.example.com", "v1", "aliases.example.com/v1", "Hub", "hubs",
-    Namespaced, "HubCollection", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Hub, "aliases.example.com", "v1", "aliases.example.com/v1", "Hub", "hubs",
+        Namespaced, "HubCollection", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Hub`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `HubApplyConfiguration`.
@@ -418,7 +420,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Hub {
 impl ::k8s_client_runtime::apply::MergeFields for HubApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -437,8 +439,16 @@ impl ::k8s_client_runtime::apply::MergeFields for HubApply {
                     <crate::com::example::aliases::v1::HubStatus_2Apply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Hub {
+    type Apply = HubApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HubApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HubSpec {
@@ -548,7 +558,23 @@ impl HubSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for HubSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HubSpec {
+    type Apply = HubSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HubSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for HubSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"size\":{\"format\":\"int32\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -659,6 +685,22 @@ impl HubStatus_2Apply {
 impl ::k8s_client_runtime::apply::MergeFields for HubStatus_2Apply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HubStatus_2 {
+    type Apply = HubStatus_2Apply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HubStatus_2Apply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for HubStatus_2 {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"ready\":{\"type\":\"boolean\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

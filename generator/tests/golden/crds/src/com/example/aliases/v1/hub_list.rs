@@ -68,11 +68,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HubList {
     }
 }
 ::k8s_client_runtime::impl_codec!(HubList);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    HubList, "aliases.example.com", "v1", "aliases.example.com/v1", "HubList",
-    "hublists", Namespaced, "HubListList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        HubList, "aliases.example.com", "v1", "aliases.example.com/v1", "HubList",
+        "hublists", Namespaced, "HubListList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`HubList`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `HubListApplyConfiguration`.
@@ -372,7 +374,7 @@ impl ::k8s_client_runtime::apply::MergeFields for HubList {
 impl ::k8s_client_runtime::apply::MergeFields for HubListApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -385,8 +387,16 @@ impl ::k8s_client_runtime::apply::MergeFields for HubListApply {
                     <crate::com::example::aliases::v1::HubListSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HubList {
+    type Apply = HubListApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HubListApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HubListSpec {
@@ -513,6 +523,22 @@ impl HubListSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for HubListSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HubListSpec {
+    type Apply = HubListSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HubListSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for HubListSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"hubs\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

@@ -68,11 +68,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HubNamespace {
     }
 }
 ::k8s_client_runtime::impl_codec!(HubNamespace);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    HubNamespace, "aliases.example.com", "v1", "aliases.example.com/v1", "HubNamespace",
-    "hubnamespaces", Namespaced, "HubNamespaceList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        HubNamespace, "aliases.example.com", "v1", "aliases.example.com/v1",
+        "HubNamespace", "hubnamespaces", Namespaced, "HubNamespaceList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`HubNamespace`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `HubNamespaceApplyConfiguration`.
@@ -373,7 +375,7 @@ impl ::k8s_client_runtime::apply::MergeFields for HubNamespace {
 impl ::k8s_client_runtime::apply::MergeFields for HubNamespaceApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -386,8 +388,16 @@ impl ::k8s_client_runtime::apply::MergeFields for HubNamespaceApply {
                     <crate::com::example::aliases::v1::HubNamespaceSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HubNamespace {
+    type Apply = HubNamespaceApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HubNamespaceApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HubNamespaceSpec {
@@ -508,6 +518,22 @@ impl HubNamespaceSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for HubNamespaceSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HubNamespaceSpec {
+    type Apply = HubNamespaceSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HubNamespaceSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for HubNamespaceSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"hub\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

@@ -68,11 +68,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for HubStatus {
     }
 }
 ::k8s_client_runtime::impl_codec!(HubStatus);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    HubStatus, "aliases.example.com", "v1", "aliases.example.com/v1", "HubStatus",
-    "hubstatuses", Namespaced, "HubStatusList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        HubStatus, "aliases.example.com", "v1", "aliases.example.com/v1", "HubStatus",
+        "hubstatuses", Namespaced, "HubStatusList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`HubStatus`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `HubStatusApplyConfiguration`.
@@ -372,7 +374,7 @@ impl ::k8s_client_runtime::apply::MergeFields for HubStatus {
 impl ::k8s_client_runtime::apply::MergeFields for HubStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -385,8 +387,16 @@ impl ::k8s_client_runtime::apply::MergeFields for HubStatusApply {
                     <crate::com::example::aliases::v1::HubStatusSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HubStatus {
+    type Apply = HubStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HubStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HubStatusSpec {
@@ -507,6 +517,22 @@ impl HubStatusSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for HubStatusSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for HubStatusSpec {
+    type Apply = HubStatusSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <HubStatusSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for HubStatusSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"phase\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

@@ -81,11 +81,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Autoscaler {
     }
 }
 ::k8s_client_runtime::impl_codec!(Autoscaler);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Autoscaler, "autoscaling.example.com", "v1", "autoscaling.example.com/v1",
-    "Autoscaler", "autoscalers", Namespaced, "AutoscalerList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Autoscaler, "autoscaling.example.com", "v1", "autoscaling.example.com/v1",
+        "Autoscaler", "autoscalers", Namespaced, "AutoscalerList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Autoscaler`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `AutoscalerApplyConfiguration`.
@@ -418,7 +420,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Autoscaler {
 impl ::k8s_client_runtime::apply::MergeFields for AutoscalerApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -437,8 +439,16 @@ impl ::k8s_client_runtime::apply::MergeFields for AutoscalerApply {
                     <crate::com::example::autoscaling::v1::AutoscalerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Autoscaler {
+    type Apply = AutoscalerApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AutoscalerApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AutoscalerSpec {
@@ -559,7 +569,23 @@ impl AutoscalerSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for AutoscalerSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AutoscalerSpec {
+    type Apply = AutoscalerSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AutoscalerSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for AutoscalerSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"target\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -670,6 +696,22 @@ impl AutoscalerStatusApply {
 impl ::k8s_client_runtime::apply::MergeFields for AutoscalerStatusApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for AutoscalerStatus {
+    type Apply = AutoscalerStatusApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <AutoscalerStatusApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for AutoscalerStatus {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"recommendation\":{\"format\":\"int32\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

@@ -68,11 +68,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Deep {
     }
 }
 ::k8s_client_runtime::impl_codec!(Deep);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Deep, "features.example.com", "v1", "features.example.com/v1", "Deep", "deeps",
-    Namespaced, "DeepList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Deep, "features.example.com", "v1", "features.example.com/v1", "Deep", "deeps",
+        Namespaced, "DeepList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Deep`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `DeepApplyConfiguration`.
@@ -372,7 +374,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Deep {
 impl ::k8s_client_runtime::apply::MergeFields for DeepApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -385,8 +387,16 @@ impl ::k8s_client_runtime::apply::MergeFields for DeepApply {
                     <crate::com::example::features::v1::DeepSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Deep {
+    type Apply = DeepApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeepSpec {
@@ -533,14 +543,35 @@ impl DeepSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeepSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeepSpec {
+    type Apply = DeepSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for DeepSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value0\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -690,14 +721,35 @@ impl DeepSpecNextApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeepSpecNext {
+    type Apply = DeepSpecNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for DeepSpecNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value1\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -847,14 +899,35 @@ impl DeepSpecNextNextApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeepSpecNextNext {
+    type Apply = DeepSpecNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for DeepSpecNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value2\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1006,14 +1079,35 @@ impl DeepSpecNextNextNextApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeepSpecNextNextNext {
+    type Apply = DeepSpecNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for DeepSpecNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value3\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1169,14 +1263,35 @@ impl DeepSpecNextNextNextNextApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeepSpecNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for DeepSpecNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value4\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1332,14 +1447,35 @@ impl DeepSpecNextNextNextNextNextApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeepSpecNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for DeepSpecNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value5\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1497,14 +1633,35 @@ impl DeepSpecNextNextNextNextNextNextApply {
 impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeepSpecNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for DeepSpecNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value6\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1663,14 +1820,35 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeepSpecNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for DeepSpecNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value7\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1829,14 +2007,36 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for DeepSpecNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value8\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1995,14 +2195,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value9\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2161,14 +2384,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value10\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2329,14 +2575,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value11\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2499,14 +2768,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value12\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2669,14 +2961,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value13\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -2839,14 +3154,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value14\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3009,14 +3347,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value15\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3179,14 +3540,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value16\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3349,14 +3733,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value17\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3519,14 +3926,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value18\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3689,14 +4119,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value19\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -3859,14 +4312,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value20\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4029,14 +4505,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value21\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4195,14 +4694,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNext_2Apply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value22\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNext_2 as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4356,14 +4878,35 @@ impl DeepSpecNextNext_2Apply {
 impl ::k8s_client_runtime::apply::MergeFields for DeepSpecNextNext_2Apply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for DeepSpecNextNext_2 {
+    type Apply = DeepSpecNextNext_2Apply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNext_2Apply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for DeepSpecNextNext_2 {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value23\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4526,14 +5069,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value24\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4696,14 +5262,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value25\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -4866,14 +5455,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value26\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -5036,14 +5648,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value27\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -5206,14 +5841,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value28\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -5376,14 +6034,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value29\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -5546,14 +6227,37 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "next",
                 ::k8s_client_runtime::apply::Merge::Struct(
                     <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"x-kubernetes-map-type\":\"granular\"},\"value30\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/next",
+                    <crate::com::example::features::v1::DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -5702,6 +6406,24 @@ impl ::k8s_client_runtime::apply::MergeFields
 for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    type Apply = DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema
+for DeepSpecNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNextNext {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"next\":{\"type\":\"string\"},\"value31\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

@@ -68,11 +68,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Objects {
     }
 }
 ::k8s_client_runtime::impl_codec!(Objects);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Objects, "features.example.com", "v1", "features.example.com/v1", "Objects",
-    "objects", Namespaced, "ObjectsList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Objects, "features.example.com", "v1", "features.example.com/v1", "Objects",
+        "objects", Namespaced, "ObjectsList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Objects`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ObjectsApplyConfiguration`.
@@ -372,7 +374,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Objects {
 impl ::k8s_client_runtime::apply::MergeFields for ObjectsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -385,8 +387,16 @@ impl ::k8s_client_runtime::apply::MergeFields for ObjectsApply {
                     <crate::com::example::features::v1::ObjectsSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Objects {
+    type Apply = ObjectsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ObjectsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpec {
@@ -969,7 +979,7 @@ impl ObjectsSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "annotationsAny",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -1023,7 +1033,44 @@ impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecApply {
                     <crate::com::example::features::v1::ObjectsSpecTypedTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ObjectsSpec {
+    type Apply = ObjectsSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ObjectsSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for ObjectsSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"annotationsAny\":{\"additionalProperties\":{\"x-kubernetes-preserve-unknown-fields\":true},\"type\":\"object\",\"x-kubernetes-map-type\":\"granular\"},\"anything\":{\"description\":\"Kept as received.\",\"x-kubernetes-preserve-unknown-fields\":true},\"choice\":{\"x-kubernetes-preserve-unknown-fields\":true},\"config\":{\"description\":\"Known fields, and any others.\\n\\nRaw JSON, keeping unknown fields; known fields: `known`.\",\"x-kubernetes-preserve-unknown-fields\":true},\"empty\":{\"x-kubernetes-preserve-unknown-fields\":true},\"entries\":{\"items\":{},\"type\":\"array\",\"x-kubernetes-list-map-keys\":[\"name\"],\"x-kubernetes-list-type\":\"map\"},\"grid\":{\"items\":{\"items\":{},\"type\":\"array\"},\"type\":\"array\"},\"hosts\":{\"items\":{\"type\":\"string\"},\"type\":\"array\",\"x-kubernetes-list-type\":\"set\"},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\",\"x-kubernetes-map-type\":\"granular\"},\"matrix\":{\"items\":{\"items\":{\"format\":\"int64\",\"type\":\"integer\"},\"type\":\"array\"},\"type\":\"array\"},\"ports\":{\"additionalProperties\":{},\"type\":\"object\",\"x-kubernetes-map-type\":\"granular\"},\"selector\":{\"description\":\"A metav1.LabelSelector, taken from k8s-client.\",\"x-kubernetes-map-type\":\"atomic\"},\"template\":{\"description\":\"A whole Kubernetes object.\",\"x-kubernetes-preserve-unknown-fields\":true},\"typedTemplate\":{\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/entries/items",
+                    <crate::com::example::features::v1::ObjectsSpecEntries as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/grid/items/items",
+                    <crate::com::example::features::v1::ObjectsSpecGrid as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/ports/additionalProperties",
+                    <crate::com::example::features::v1::ObjectsSpecPorts as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/selector",
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::LabelSelector as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/typedTemplate",
+                    <crate::com::example::features::v1::ObjectsSpecTypedTemplate as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1172,7 +1219,23 @@ impl ObjectsSpecEntriesApply {
 impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecEntriesApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ObjectsSpecEntries {
+    type Apply = ObjectsSpecEntriesApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ObjectsSpecEntriesApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for ObjectsSpecEntries {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"name\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"}",
+            &[],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1301,7 +1364,23 @@ impl ObjectsSpecGridApply {
 impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecGridApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ObjectsSpecGrid {
+    type Apply = ObjectsSpecGridApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ObjectsSpecGridApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for ObjectsSpecGrid {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"x\":{\"format\":\"int64\",\"type\":\"integer\"},\"y\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1434,7 +1513,28 @@ impl ObjectsSpecPortsApply {
 impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecPortsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ObjectsSpecPorts {
+    type Apply = ObjectsSpecPortsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ObjectsSpecPortsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for ObjectsSpecPorts {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"number\":{\"format\":\"int32\",\"type\":\"integer\"},\"protocol\":{}},\"required\":[\"number\"],\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/protocol",
+                    <crate::com::example::features::v1::ObjectsSpecPortsProtocol as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1493,6 +1593,19 @@ impl<'de> ::serde::Deserialize<'de> for ObjectsSpecPortsProtocol {
             |value| ObjectsSpecPortsProtocol::from(value),
         )
     }
+}
+impl ::k8s_client_runtime::schema::Schema for ObjectsSpecPortsProtocol {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"enum\":[\"TCP\",\"UDP\"],\"type\":\"string\"}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ObjectsSpecPortsProtocol {
+    type Apply = ObjectsSpecPortsProtocol;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectsSpecTypedTemplate {
@@ -1731,7 +1844,7 @@ impl ObjectsSpecTypedTemplateApply {
 impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecTypedTemplateApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "data",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -1744,6 +1857,27 @@ impl ::k8s_client_runtime::apply::MergeFields for ObjectsSpecTypedTemplateApply 
                     <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ObjectsSpecTypedTemplate {
+    type Apply = ObjectsSpecTypedTemplateApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ObjectsSpecTypedTemplateApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for ObjectsSpecTypedTemplate {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"apiVersion\":{\"type\":\"string\"},\"data\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\",\"x-kubernetes-map-type\":\"granular\"},\"kind\":{\"type\":\"string\"},\"metadata\":{\"x-kubernetes-map-type\":\"granular\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/metadata",
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }

@@ -96,11 +96,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Open {
     }
 }
 ::k8s_client_runtime::impl_codec!(Open);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Open, "features.example.com", "v1", "features.example.com/v1", "Open", "opens",
-    Namespaced, "OpenList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Open, "features.example.com", "v1", "features.example.com/v1", "Open", "opens",
+        Namespaced, "OpenList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Open`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `OpenApplyConfiguration`.
@@ -455,7 +457,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Open {
 impl ::k8s_client_runtime::apply::MergeFields for OpenApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -468,8 +470,16 @@ impl ::k8s_client_runtime::apply::MergeFields for OpenApply {
                     <crate::com::example::features::v1::OpenSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Open {
+    type Apply = OpenApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <OpenApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OpenSpec {
@@ -579,6 +589,22 @@ impl OpenSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for OpenSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for OpenSpec {
+    type Apply = OpenSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <OpenSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for OpenSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"size\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

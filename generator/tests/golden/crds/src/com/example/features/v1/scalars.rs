@@ -68,11 +68,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Scalars {
     }
 }
 ::k8s_client_runtime::impl_codec!(Scalars);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Scalars, "features.example.com", "v1", "features.example.com/v1", "Scalars",
-    "scalars", Cluster, "ScalarsList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Scalars, "features.example.com", "v1", "features.example.com/v1", "Scalars",
+        "scalars", Cluster, "ScalarsList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Scalars`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ScalarsApplyConfiguration`.
@@ -370,7 +372,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Scalars {
 impl ::k8s_client_runtime::apply::MergeFields for ScalarsApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -383,8 +385,16 @@ impl ::k8s_client_runtime::apply::MergeFields for ScalarsApply {
                     <crate::com::example::features::v1::ScalarsSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Scalars {
+    type Apply = ScalarsApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ScalarsApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScalarsSpec {
@@ -974,7 +984,50 @@ impl ScalarsSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for ScalarsSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[("mixed", ::k8s_client_runtime::apply::Merge::Deduced)]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
+            ("mixed", ::k8s_client_runtime::apply::Merge::Deduced),
+        ];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ScalarsSpec {
+    type Apply = ScalarsSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ScalarsSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for ScalarsSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"big\":{\"format\":\"int64\",\"type\":\"integer\"},\"blob\":{\"format\":\"byte\",\"type\":\"string\"},\"createdAt\":{},\"day\":{\"type\":\"string\"},\"flag\":{\"description\":\"Default: `false`.\",\"type\":\"boolean\"},\"flexible\":{\"description\":\"Allowed values: `1`, `\\\"auto\\\"`.\"},\"fraction\":{\"format\":\"double\",\"type\":\"number\"},\"level\":{\"description\":\"Allowed values: `1`, `2`, `3`.\",\"format\":\"int64\",\"type\":\"integer\"},\"maxSurge\":{},\"maybe\":{\"nullable\":true,\"type\":\"string\"},\"mixed\":{\"description\":\"Allowed values: `\\\"a\\\"`, `1`, `true`.\",\"x-kubernetes-preserve-unknown-fields\":true},\"mode\":{},\"name\":{\"type\":\"string\"},\"nullableButRequired\":{\"nullable\":true,\"type\":\"string\"},\"plain\":{\"format\":\"int64\",\"type\":\"integer\"},\"port\":{},\"ratio\":{\"format\":\"double\",\"type\":\"number\"},\"small\":{\"format\":\"int32\",\"type\":\"integer\"},\"timeout\":{\"description\":\"Default: `\\\"30s\\\"`.\",\"type\":\"string\"},\"toggles\":{\"description\":\"Allowed values: `true`.\",\"type\":\"boolean\"},\"withNull\":{\"nullable\":true}},\"required\":[\"name\",\"nullableButRequired\",\"port\"],\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/createdAt",
+                    <::k8s_client::apimachinery::pkg::apis::meta::v1::Time as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/flexible",
+                    <::k8s_client::apimachinery::pkg::util::intstr::IntOrString as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/maxSurge",
+                    <::k8s_client::apimachinery::pkg::util::intstr::IntOrString as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/mode",
+                    <crate::com::example::features::v1::ScalarsSpecMode as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/port",
+                    <::k8s_client::apimachinery::pkg::util::intstr::IntOrString as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/withNull",
+                    <crate::com::example::features::v1::ScalarsSpecWithNull as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1050,6 +1103,19 @@ impl<'de> ::serde::Deserialize<'de> for ScalarsSpecMode {
         )
     }
 }
+impl ::k8s_client_runtime::schema::Schema for ScalarsSpecMode {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"enum\":[\"Fast\",\"slow\",\"\",\"HTTP/1.1\",\"Other\",\"3d\"],\"type\":\"string\"}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ScalarsSpecMode {
+    type Apply = ScalarsSpecMode;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
+}
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarsSpecWithNull {
     /// `"on"`
@@ -1106,4 +1172,17 @@ impl<'de> ::serde::Deserialize<'de> for ScalarsSpecWithNull {
             |value| ScalarsSpecWithNull::from(value),
         )
     }
+}
+impl ::k8s_client_runtime::schema::Schema for ScalarsSpecWithNull {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"enum\":[\"on\",\"off\"],\"type\":\"string\"}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ScalarsSpecWithNull {
+    type Apply = ScalarsSpecWithNull;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }

@@ -68,11 +68,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Backup {
     }
 }
 ::k8s_client_runtime::impl_codec!(Backup);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Backup, "acid.zalan.do", "v1", "acid.zalan.do/v1", "Backup", "backupjobs", Cluster,
-    "BackupJobList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Backup, "acid.zalan.do", "v1", "acid.zalan.do/v1", "Backup", "backupjobs",
+        Cluster, "BackupJobList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Backup`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `BackupApplyConfiguration`.
@@ -370,7 +372,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Backup {
 impl ::k8s_client_runtime::apply::MergeFields for BackupApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -383,8 +385,16 @@ impl ::k8s_client_runtime::apply::MergeFields for BackupApply {
                     <crate::do_::zalan::acid::v1::BackupSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Backup {
+    type Apply = BackupApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <BackupApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BackupSpec {
@@ -494,6 +504,22 @@ impl BackupSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for BackupSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for BackupSpec {
+    type Apply = BackupSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <BackupSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for BackupSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"size\":{\"format\":\"int64\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

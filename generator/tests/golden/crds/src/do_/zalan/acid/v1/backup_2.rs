@@ -68,11 +68,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Backup_2 {
     }
 }
 ::k8s_client_runtime::impl_codec!(Backup_2);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Backup_2, "acid.zalan.do", "v1", "acid.zalan.do/v1", "backup", "backups", Namespaced,
-    "backupList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Backup_2, "acid.zalan.do", "v1", "acid.zalan.do/v1", "backup", "backups",
+        Namespaced, "backupList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Backup_2`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `Backup_2ApplyConfiguration`.
@@ -372,7 +374,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Backup_2 {
 impl ::k8s_client_runtime::apply::MergeFields for Backup_2Apply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -385,8 +387,16 @@ impl ::k8s_client_runtime::apply::MergeFields for Backup_2Apply {
                     <crate::do_::zalan::acid::v1::Backup_2SpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Backup_2 {
+    type Apply = Backup_2Apply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <Backup_2Apply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Backup_2Spec {
@@ -507,6 +517,22 @@ impl Backup_2SpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for Backup_2SpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Backup_2Spec {
+    type Apply = Backup_2SpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <Backup_2SpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for Backup_2Spec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"cluster\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

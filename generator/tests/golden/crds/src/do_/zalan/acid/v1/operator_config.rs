@@ -61,11 +61,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for OperatorConfig {
     }
 }
 ::k8s_client_runtime::impl_codec!(OperatorConfig);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    OperatorConfig, "acid.zalan.do", "v1", "acid.zalan.do/v1", "operator-config",
-    "operatorconfigs", Namespaced, "operator-configList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        OperatorConfig, "acid.zalan.do", "v1", "acid.zalan.do/v1", "operator-config",
+        "operatorconfigs", Namespaced, "operator-configList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`OperatorConfig`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `OperatorConfigApplyConfiguration`.
@@ -360,7 +362,7 @@ impl ::k8s_client_runtime::apply::MergeFields for OperatorConfig {
 impl ::k8s_client_runtime::apply::MergeFields for OperatorConfigApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             ("configuration", ::k8s_client_runtime::apply::Merge::Deduced),
             (
                 "metadata",
@@ -368,6 +370,14 @@ impl ::k8s_client_runtime::apply::MergeFields for OperatorConfigApply {
                     <::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for OperatorConfig {
+    type Apply = OperatorConfigApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <OperatorConfigApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }

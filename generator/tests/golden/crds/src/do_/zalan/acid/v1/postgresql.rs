@@ -81,11 +81,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Postgresql {
     }
 }
 ::k8s_client_runtime::impl_codec!(Postgresql);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Postgresql, "acid.zalan.do", "v1", "acid.zalan.do/v1", "postgresql", "postgresqls",
-    Namespaced, "postgresqlList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Postgresql, "acid.zalan.do", "v1", "acid.zalan.do/v1", "postgresql",
+        "postgresqls", Namespaced, "postgresqlList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Postgresql`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `PostgresqlApplyConfiguration`.
@@ -426,7 +428,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Postgresql {
 impl ::k8s_client_runtime::apply::MergeFields for PostgresqlApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -445,8 +447,16 @@ impl ::k8s_client_runtime::apply::MergeFields for PostgresqlApply {
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Postgresql {
+    type Apply = PostgresqlApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PostgresqlApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PostgresqlSpec {
@@ -592,7 +602,28 @@ impl PostgresqlSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for PostgresqlSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PostgresqlSpec {
+    type Apply = PostgresqlSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <PostgresqlSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for PostgresqlSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"mode\":{},\"teamId\":{\"description\":\"Team\\rid\",\"type\":\"string\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/mode",
+                    <crate::do_::zalan::acid::v1::PostgresqlSpecMode as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -651,4 +682,17 @@ impl<'de> ::serde::Deserialize<'de> for PostgresqlSpecMode {
             |value| PostgresqlSpecMode::from(value),
         )
     }
+}
+impl ::k8s_client_runtime::schema::Schema for PostgresqlSpecMode {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"enum\":[\"a\u{202e}b\",\"plain\"],\"type\":\"string\"}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for PostgresqlSpecMode {
+    type Apply = PostgresqlSpecMode;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
 }

@@ -32,3 +32,16 @@ impl<'de> ::serde::Deserialize<'de> for IntOrString {
             })
     }
 }
+impl ::k8s_client_runtime::schema::Schema for IntOrString {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"x-kubernetes-int-or-string\":true}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for IntOrString {
+    type Apply = IntOrString;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
+}

@@ -68,11 +68,14 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Installation {
     }
 }
 ::k8s_client_runtime::impl_codec!(Installation);
-use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Installation, "operator.alpha.example.com", "v1", "operator.alpha.example.com/v1",
-    "Installation", "installations", Cluster, "InstallationList", __ObjectMeta
-);
+const _: () = {
+    use ::k8s_client::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Installation, "operator.alpha.example.com", "v1",
+        "operator.alpha.example.com/v1", "Installation", "installations", Cluster,
+        "InstallationList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Installation`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `InstallationApplyConfiguration`.
@@ -371,7 +374,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Installation {
 impl ::k8s_client_runtime::apply::MergeFields for InstallationApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -384,8 +387,16 @@ impl ::k8s_client_runtime::apply::MergeFields for InstallationApply {
                     <crate::com::example::alpha::operator::v1::InstallationSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Installation {
+    type Apply = InstallationApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <InstallationApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InstallationSpec {
@@ -506,6 +517,22 @@ impl InstallationSpecApply {
 impl ::k8s_client_runtime::apply::MergeFields for InstallationSpecApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for InstallationSpec {
+    type Apply = InstallationSpecApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <InstallationSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for InstallationSpec {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"variant\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

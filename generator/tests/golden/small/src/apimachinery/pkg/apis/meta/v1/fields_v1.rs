@@ -2,3 +2,16 @@
 
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct FieldsV1(pub ::k8s_client_runtime::codec::RawJson);
+impl ::k8s_client_runtime::schema::Schema for FieldsV1 {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"type\":\"object\",\"x-kubernetes-preserve-unknown-fields\":true}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for FieldsV1 {
+    type Apply = FieldsV1;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Deduced;
+}

@@ -154,6 +154,22 @@ impl ListMetaApply {
 impl ::k8s_client_runtime::apply::MergeFields for ListMetaApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[]
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[];
+        FIELDS
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ListMeta {
+    type Apply = ListMetaApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ListMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
+}
+impl ::k8s_client_runtime::schema::Schema for ListMeta {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"continue\":{\"type\":\"string\"},\"resourceVersion\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            &[],
+        )
     }
 }

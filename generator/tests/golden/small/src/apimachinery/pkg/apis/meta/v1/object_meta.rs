@@ -425,7 +425,7 @@ impl ObjectMetaApply {
 impl ::k8s_client_runtime::apply::MergeFields for ObjectMetaApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "annotations",
                 ::k8s_client_runtime::apply::Merge::Map(
@@ -438,8 +438,16 @@ impl ::k8s_client_runtime::apply::MergeFields for ObjectMetaApply {
                     &::k8s_client_runtime::apply::Merge::Atomic,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for ObjectMeta {
+    type Apply = ObjectMetaApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ObjectMetaApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
 impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     fn name(&self) -> ::std::option::Option<&str> {
@@ -501,5 +509,22 @@ impl ::k8s_client_runtime::object::Metadata for ObjectMeta {
     ) {}
     fn finalizers(&self) -> ::std::vec::Vec<&str> {
         ::std::vec::Vec::new()
+    }
+}
+impl ::k8s_client_runtime::schema::Schema for ObjectMeta {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"properties\":{\"annotations\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\",\"x-kubernetes-map-type\":\"granular\"},\"deletionTimestamp\":{},\"generateName\":{\"type\":\"string\"},\"generation\":{\"format\":\"int64\",\"type\":\"integer\"},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"type\":\"object\",\"x-kubernetes-map-type\":\"granular\"},\"managedFields\":{\"items\":{},\"type\":\"array\"},\"name\":{\"type\":\"string\"},\"namespace\":{\"type\":\"string\"},\"resourceVersion\":{\"type\":\"string\"},\"uid\":{\"type\":\"string\"}},\"type\":\"object\"}",
+            &[
+                (
+                    "/properties/deletionTimestamp",
+                    <crate::apimachinery::pkg::apis::meta::v1::Time as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+                (
+                    "/properties/managedFields/items",
+                    <crate::apimachinery::pkg::apis::meta::v1::FieldsV1 as ::k8s_client_runtime::schema::Schema>::schema,
+                ),
+            ],
+        )
     }
 }

@@ -46,3 +46,16 @@ impl ::std::default::Default for Time {
         Time::new(::k8s_client_runtime::codec::zero_time())
     }
 }
+impl ::k8s_client_runtime::schema::Schema for Time {
+    fn schema() -> ::serde_json::Value {
+        ::k8s_client_runtime::schema::from_template(
+            "{\"format\":\"date-time\",\"type\":\"string\"}",
+            &[],
+        )
+    }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Time {
+    type Apply = Time;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Atomic;
+}

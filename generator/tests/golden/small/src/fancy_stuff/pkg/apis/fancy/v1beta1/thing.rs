@@ -67,11 +67,13 @@ impl ::k8s_client_runtime::codec::fields::EncodeFields for Thing {
     }
 }
 ::k8s_client_runtime::impl_codec!(Thing);
-use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
-::k8s_client_runtime::impl_resource!(
-    Thing, "fancy-stuff.example.io", "v1beta1", "fancy-stuff.example.io/v1beta1",
-    "Thing", "things", Namespaced, "ThingList", __ObjectMeta
-);
+const _: () = {
+    use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as __ObjectMeta;
+    ::k8s_client_runtime::impl_resource!(
+        Thing, "fancy-stuff.example.io", "v1beta1", "fancy-stuff.example.io/v1beta1",
+        "Thing", "things", Namespaced, "ThingList", __ObjectMeta
+    );
+};
 /// The apply configuration of [`Thing`], for server-side apply: every field is optional and only the fields set are sent, so an apply states exactly the fields its field manager owns. It always sends its `apiVersion` and `kind`.
 ///
 /// Built with the `with_` methods, as client-go's `ThingApplyConfiguration`.
@@ -298,7 +300,7 @@ impl ::k8s_client_runtime::apply::MergeFields for Thing {
 impl ::k8s_client_runtime::apply::MergeFields for ThingApply {
     #[inline]
     fn merge_fields() -> &'static [(&'static str, ::k8s_client_runtime::apply::Merge)] {
-        &[
+        const FIELDS: &[(&str, ::k8s_client_runtime::apply::Merge)] = &[
             (
                 "metadata",
                 ::k8s_client_runtime::apply::Merge::Struct(
@@ -311,6 +313,14 @@ impl ::k8s_client_runtime::apply::MergeFields for ThingApply {
                     <crate::api::core::v1::WidgetSpecApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
                 ),
             ),
-        ]
+        ];
+        FIELDS
     }
+}
+#[cfg(feature = "apply")]
+impl ::k8s_client_runtime::apply::ApplyValue for Thing {
+    type Apply = ThingApply;
+    const MERGE: ::k8s_client_runtime::apply::Merge = ::k8s_client_runtime::apply::Merge::Struct(
+        <ThingApply as ::k8s_client_runtime::apply::MergeFields>::merge_fields,
+    );
 }
