@@ -217,5 +217,6 @@ check-features:
 	$(CARGO) clippy --quiet -p k8s-client --no-default-features --features core,informers -- -D warnings
 	$(CARGO) clippy --quiet -p k8s-client --no-default-features --features derive,apply -- -D warnings
 	$(CARGO) clippy --quiet -p k8s-client-gen -- -D warnings
+	$(CARGO) clippy --quiet -p k8s-client-gen --no-default-features -- -D warnings
 
 include testenv/testenv.mk

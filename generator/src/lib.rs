@@ -15,8 +15,11 @@
 //! From a build script, [`Builder`] turns CRD manifests into a module in
 //! `OUT_DIR` for `include!`; the `k8s-client-gen` binary does the rest.
 
+#[cfg(feature = "cli")]
 mod builder;
+#[cfg(feature = "cli")]
 pub mod cluster;
+#[cfg(feature = "cli")]
 pub mod crd;
 pub mod derive;
 pub mod emit;
@@ -25,10 +28,12 @@ pub mod ir;
 pub mod lower;
 pub mod naming;
 pub mod plan;
+#[cfg(feature = "cli")]
 pub mod protobuf;
 pub mod schema;
 pub mod spec;
 
+#[cfg(feature = "cli")]
 pub use builder::Builder;
 pub use error::{Error, Result};
 
@@ -49,6 +54,7 @@ pub fn source_label(specs: &Path) -> String {
     parts[start..].join("/")
 }
 
+#[cfg(feature = "cli")]
 /// What a run produced, before anything is written.
 #[derive(Debug)]
 pub struct Generated {
@@ -64,6 +70,7 @@ pub struct Generated {
 /// The Rust identifier of the Kubernetes crate custom-resource crates use.
 pub const CLIENT_CRATE: &str = "k8s_client";
 
+#[cfg(feature = "cli")]
 /// From a directory of OpenAPI documents: every type generated.
 /// The crate's version is that of the Kubernetes release the directory's
 /// `VERSION` file names (`make specs` writes it: `v1.37.2` gives 0.37.2),
@@ -80,6 +87,7 @@ pub fn generate_from_dir(specs: &Path, opts: &emit::Options) -> Result<Generated
     Ok(Generated { api, output, notes: Vec::new() })
 }
 
+#[cfg(feature = "cli")]
 /// From CRD manifests: the custom resources, on the Kubernetes crate for
 /// metadata and the like.
 /// The headers name the group/versions served and the inputs
@@ -102,6 +110,7 @@ pub fn generate_from_crds(inputs: &[std::path::PathBuf], opts: &emit::Options) -
     Ok(Generated { api, output, notes: manifests.notes })
 }
 
+#[cfg(feature = "cli")]
 /// From a live cluster's `/openapi/v3`. The headers name
 /// `kubernetes/<major>.<minor>` and the documents as the apiserver lays them out.
 pub fn generate_from_cluster(source: &cluster::Source, mut opts: emit::Options) -> Result<Generated> {
@@ -122,6 +131,7 @@ pub fn generate_from_cluster(source: &cluster::Source, mut opts: emit::Options) 
     Ok(Generated { api, output, notes: Vec::new() })
 }
 
+#[cfg(feature = "cli")]
 /// The crate version of the release a specs directory's `VERSION` names;
 /// `None` without that file.
 fn release_version(specs: &Path) -> Result<Option<String>> {
@@ -136,12 +146,14 @@ fn release_version(specs: &Path) -> Result<Option<String>> {
     })
 }
 
+#[cfg(feature = "cli")]
 /// The last two stages: the plan, checked (names unique), then the files.
 fn plan_and_emit(api: &ir::Api, opts: &emit::Options) -> Result<emit::Output> {
     let plan = plan::plan(api, &opts.group_names)?;
     emit::generate(api, &plan, opts)
 }
 
+#[cfg(feature = "cli")]
 /// Names a crate of custom resources in its headers: the group/versions it
 /// serves (the first three, and how many more) and its inputs
 /// ([`crd::display_path`]): `example.com/v1, example.com/v1beta1 in
@@ -159,6 +171,7 @@ pub fn crd_label(inputs: &[std::path::PathBuf], api: &ir::Api) -> String {
     format!("{} in {}", served.join(", "), inputs_label(inputs))
 }
 
+#[cfg(feature = "cli")]
 /// CRD inputs as given, relative to the working directory.
 pub fn inputs_label(inputs: &[std::path::PathBuf]) -> String {
     inputs.iter().map(|p| crd::display_path(p)).collect::<Vec<_>>().join(", ")

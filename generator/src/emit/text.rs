@@ -90,6 +90,7 @@ fn attr_lines(text: &str) -> Vec<String> {
 }
 
 /// `value` as a quoted TOML string, escaped as TOML requires.
+#[cfg(feature = "cli")]
 pub fn toml_string(value: &str) -> String {
     toml_edit::Value::from(value).to_string()
 }
